@@ -1,0 +1,163 @@
+"""The in-memory recorder: the reference semantics every other backend is tested against.
+
+It keeps everything in dicts behind one asyncio lock, so appends are serialised exactly like
+SQLite's ``BEGIN IMMEDIATE`` and positions are gap-free and commit-ordered by construction. Data
+lives as long as the process; use it for tests and short-lived agents.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+from collections.abc import Sequence
+
+from eventstore.errors import ConcurrencyError
+from eventstore.recorder import AppendOutcome, ErasureOutcome, LogSnapshot, MakeErasure
+from eventstore.records import (
+    ERASURE_STREAM,
+    PendingEvent,
+    StoredEvent,
+    StreamHead,
+    chain_events,
+    match_retry,
+    plan_erasure,
+    timestamp_now,
+)
+
+__all__ = ["MemoryRecorder"]
+
+
+class _Tenant:
+    def __init__(self) -> None:
+        self.log: list[StoredEvent] = []  # index i holds position i + 1
+        self.streams: dict[str, list[int]] = {}  # stream id -> indexes into log, by version
+        self.heads: dict[str, StreamHead] = {}
+
+
+class MemoryRecorder:
+    """A :class:`~eventstore.recorder.Recorder` that keeps the log in process memory."""
+
+    def __init__(self) -> None:
+        self._tenants: dict[str, _Tenant] = {}
+        self._by_id: dict[str, tuple[str, int]] = {}  # event id -> (tenant, log index)
+        self._lock = asyncio.Lock()
+
+    async def initialize(self) -> None:
+        """Nothing to open."""
+
+    async def close(self) -> None:
+        """Nothing to release; the data stays until the recorder is garbage collected."""
+
+    async def append(
+        self,
+        tenant_id: str,
+        stream_id: str,
+        expected_version: int | None,
+        pending: Sequence[PendingEvent],
+    ) -> AppendOutcome:
+        async with self._lock:
+            return self._append_locked(tenant_id, stream_id, expected_version, pending)
+
+    def _append_locked(
+        self,
+        tenant_id: str,
+        stream_id: str,
+        expected_version: int | None,
+        pending: Sequence[PendingEvent],
+    ) -> AppendOutcome:
+        existing = {
+            event.event_id: self._get(event.event_id)
+            for event in pending
+            if event.event_id in self._by_id
+        }
+        retry = match_retry(tenant_id, stream_id, pending, existing)
+        if retry is not None:
+            return AppendOutcome(retry, written=False)
+        tenant = self._tenants.setdefault(tenant_id, _Tenant())
+        head = tenant.heads.get(stream_id) or StreamHead.empty(tenant_id, stream_id)
+        if expected_version is not None and expected_version != head.version:
+            raise ConcurrencyError(tenant_id, stream_id, expected_version, head.version)
+        stored = chain_events(head, len(tenant.log), pending, timestamp_now())
+        indexes = tenant.streams.setdefault(stream_id, [])
+        for event in stored:
+            self._by_id[event.event_id] = (tenant_id, len(tenant.log))
+            indexes.append(len(tenant.log))
+            tenant.log.append(event)
+        last = stored[-1]
+        tenant.heads[stream_id] = StreamHead(tenant_id, stream_id, last.version, last.hash)
+        return AppendOutcome(stored, written=True)
+
+    def _get(self, event_id: str) -> StoredEvent:
+        tenant_id, index = self._by_id[event_id]
+        return self._tenants[tenant_id].log[index]
+
+    async def read_stream(
+        self, tenant_id: str, stream_id: str, from_version: int, to_version: int | None
+    ) -> list[StoredEvent]:
+        tenant = self._tenants.get(tenant_id)
+        if tenant is None:
+            return []
+        indexes = tenant.streams.get(stream_id, [])
+        last = len(indexes) if to_version is None else min(to_version, len(indexes))
+        return [tenant.log[i] for i in indexes[max(from_version, 1) - 1 : last]]
+
+    async def read_log(
+        self, tenant_id: str, after_position: int, limit: int, to_position: int | None = None
+    ) -> list[StoredEvent]:
+        tenant = self._tenants.get(tenant_id)
+        if tenant is None:
+            return []
+        end = after_position + limit
+        if to_position is not None:
+            end = min(end, to_position)
+        return tenant.log[max(after_position, 0) : max(end, 0)]
+
+    async def read_events(self, tenant_id: str, event_ids: Sequence[str]) -> list[StoredEvent]:
+        found = []
+        for event_id in dict.fromkeys(event_ids):
+            location = self._by_id.get(event_id)
+            if location is not None and location[0] == tenant_id:
+                found.append(self._get(event_id))
+        return found
+
+    async def stream_head(self, tenant_id: str, stream_id: str) -> StreamHead:
+        tenant = self._tenants.get(tenant_id)
+        head = tenant.heads.get(stream_id) if tenant else None
+        return head or StreamHead.empty(tenant_id, stream_id)
+
+    async def snapshot(self, tenant_id: str, stream_id: str | None = None) -> LogSnapshot:
+        tenant = self._tenants.get(tenant_id)
+        if tenant is None:
+            return LogSnapshot(0, {}, 0)
+        if stream_id is None:
+            return LogSnapshot(len(tenant.log), dict(tenant.heads), len(tenant.log))
+        head = tenant.heads.get(stream_id)
+        return LogSnapshot(
+            len(tenant.log),
+            {stream_id: head} if head else {},
+            len(tenant.log),
+            len(tenant.streams.get(stream_id, [])),
+        )
+
+    async def tenants(self) -> list[str]:
+        return sorted(self._tenants)
+
+    async def erase(
+        self, tenant_id: str, event_ids: Sequence[str], make_erasure: MakeErasure
+    ) -> ErasureOutcome:
+        async with self._lock:
+            found = {
+                event.event_id: event for event in await self.read_events(tenant_id, event_ids)
+            }
+            to_erase, already = plan_erasure(tenant_id, event_ids, found)
+            if not to_erase:
+                return ErasureOutcome(None, [], already)
+            outcome = self._append_locked(tenant_id, ERASURE_STREAM, None, [make_erasure(to_erase)])
+            erasure = outcome.events[0]
+            tenant = self._tenants[tenant_id]
+            for event_id in to_erase:
+                _, index = self._by_id[event_id]
+                tenant.log[index] = dataclasses.replace(
+                    tenant.log[index], payload=None, salt=None, erased_by=erasure.position
+                )
+            return ErasureOutcome(erasure, to_erase, already)

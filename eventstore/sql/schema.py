@@ -1,0 +1,155 @@
+"""The relational schema shared by the SQL backends, and the append-only triggers.
+
+``tenant_id`` leads every key and index, so a tenant's rows are contiguous and the tables can be
+distributed by tenant. Event ids are stored as 16 raw bytes and hashes as 32 raw bytes; the text
+forms that the hash spec uses are derived from them losslessly.
+
+Tables:
+    events        one row per event: the hashed envelope (never updated, never deleted)
+    payloads      canonical payload bytes and salt, keyed by event id (deleted only on erasure)
+    erasures      which event's payload was erased by which ``PayloadErased`` position
+    stream_heads  last version and hash per stream (moves forward only)
+    tenant_heads  last position per tenant (moves forward only)
+    ledger_meta   schema version and other facts about the database itself
+"""
+
+from __future__ import annotations
+
+from sqlalchemy import (
+    Column,
+    Index,
+    Integer,
+    LargeBinary,
+    MetaData,
+    PrimaryKeyConstraint,
+    Table,
+    Text,
+    UniqueConstraint,
+)
+
+__all__ = [
+    "SCHEMA_VERSION",
+    "SQLITE_TRIGGERS",
+    "erasures",
+    "events",
+    "ledger_meta",
+    "metadata",
+    "payloads",
+    "stream_heads",
+    "tenant_heads",
+]
+
+#: Version of this relational schema, recorded in ``ledger_meta``.
+SCHEMA_VERSION = 1
+
+metadata = MetaData()
+
+events = Table(
+    "events",
+    metadata,
+    Column("tenant_id", Text, nullable=False),
+    Column("position", Integer, nullable=False),
+    Column("stream_id", Text, nullable=False),
+    Column("version", Integer, nullable=False),
+    Column("event_id", LargeBinary, nullable=False),
+    Column("type", Text, nullable=False),
+    Column("schema_version", Integer, nullable=False),
+    Column("recorded_at", Text, nullable=False),
+    Column("actor", Text, nullable=True),
+    Column("payload_hash", LargeBinary, nullable=False),
+    Column("prev_hash", LargeBinary, nullable=False),
+    Column("hash", LargeBinary, nullable=False),
+    PrimaryKeyConstraint("tenant_id", "position", name="events_pk"),
+    UniqueConstraint("tenant_id", "stream_id", "version", name="events_stream_version_uq"),
+    UniqueConstraint("event_id", name="events_event_id_uq"),
+    sqlite_with_rowid=False,
+)
+
+payloads = Table(
+    "payloads",
+    metadata,
+    Column("event_id", LargeBinary, primary_key=True),
+    Column("tenant_id", Text, nullable=False),
+    Column("salt", LargeBinary, nullable=False),
+    Column("payload", LargeBinary, nullable=False),
+    sqlite_with_rowid=False,
+)
+
+erasures = Table(
+    "erasures",
+    metadata,
+    Column("event_id", LargeBinary, primary_key=True),
+    Column("tenant_id", Text, nullable=False),
+    Column("erased_by", Integer, nullable=False),
+    sqlite_with_rowid=False,
+)
+
+stream_heads = Table(
+    "stream_heads",
+    metadata,
+    Column("tenant_id", Text, nullable=False),
+    Column("stream_id", Text, nullable=False),
+    Column("version", Integer, nullable=False),
+    Column("hash", LargeBinary, nullable=False),
+    PrimaryKeyConstraint("tenant_id", "stream_id", name="stream_heads_pk"),
+    sqlite_with_rowid=False,
+)
+
+tenant_heads = Table(
+    "tenant_heads",
+    metadata,
+    Column("tenant_id", Text, primary_key=True),
+    Column("position", Integer, nullable=False),
+    sqlite_with_rowid=False,
+)
+
+ledger_meta = Table(
+    "ledger_meta",
+    metadata,
+    Column("key", Text, primary_key=True),
+    Column("value", Text, nullable=False),
+)
+
+Index("erasures_tenant_idx", erasures.c.tenant_id, erasures.c.erased_by)
+
+
+def _refuse(name: str, when: str, table: str, message: str, condition: str = "") -> str:
+    guard = f" WHEN {condition}" if condition else ""
+    return (
+        f"CREATE TRIGGER IF NOT EXISTS {name} BEFORE {when} ON {table}{guard} "
+        f"BEGIN SELECT RAISE(ABORT, 'ctxledger: {message}'); END"
+    )
+
+
+#: SQLite triggers that make the database itself refuse edits of the log.
+SQLITE_TRIGGERS: tuple[str, ...] = (
+    _refuse("events_no_update", "UPDATE", "events", "events are append-only (UPDATE refused)"),
+    _refuse("events_no_delete", "DELETE", "events", "events are append-only (DELETE refused)"),
+    _refuse("payloads_no_update", "UPDATE", "payloads", "payloads are immutable (UPDATE refused)"),
+    _refuse(
+        "payloads_delete_only_erased",
+        "DELETE",
+        "payloads",
+        "a payload may be deleted only by a recorded erasure",
+        "NOT EXISTS (SELECT 1 FROM erasures WHERE erasures.event_id = OLD.event_id)",
+    ),
+    _refuse("erasures_no_update", "UPDATE", "erasures", "erasures are append-only"),
+    _refuse("erasures_no_delete", "DELETE", "erasures", "erasures are append-only"),
+    _refuse(
+        "stream_heads_forward_only",
+        "UPDATE",
+        "stream_heads",
+        "stream heads only move forward",
+        "NEW.version <= OLD.version OR NEW.tenant_id IS NOT OLD.tenant_id "
+        "OR NEW.stream_id IS NOT OLD.stream_id",
+    ),
+    _refuse("stream_heads_no_delete", "DELETE", "stream_heads", "stream heads are kept"),
+    _refuse(
+        "tenant_heads_forward_only",
+        "UPDATE",
+        "tenant_heads",
+        "tenant heads only move forward",
+        "NEW.position <= OLD.position OR NEW.tenant_id IS NOT OLD.tenant_id",
+    ),
+    _refuse("tenant_heads_no_delete", "DELETE", "tenant_heads", "tenant heads are kept"),
+)

@@ -1,0 +1,57 @@
+"""Turn a database URL (or a plain path) into a recorder."""
+
+from __future__ import annotations
+
+import os
+
+from sqlalchemy.engine import make_url
+from sqlalchemy.exc import ArgumentError
+
+from eventstore.errors import UnsupportedDatabaseError
+from eventstore.memory import MemoryRecorder
+from eventstore.recorder import Recorder
+from eventstore.sql.sqlite import SqliteRecorder
+
+__all__ = ["SUPPORTED_URLS", "recorder_for_url"]
+
+SUPPORTED_URLS = (
+    "sqlite+aiosqlite:///path/to/ledger.db",
+    "sqlite:///path/to/ledger.db",
+    "path/to/ledger.db",
+    "memory://",
+)
+
+
+def recorder_for_url(
+    url: str | os.PathLike[str], *, synchronous: str = "FULL", busy_timeout: float = 5.0
+) -> Recorder:
+    """The recorder a URL names.
+
+    Raises:
+        UnsupportedDatabaseError: the URL names no backend ctxledger provides.
+    """
+    text = os.fspath(url)
+    if not text:
+        raise UnsupportedDatabaseError(_unsupported(text, "the URL is empty"))
+    if text in ("memory://", "memory:"):
+        return MemoryRecorder()
+    if "://" not in text:
+        return SqliteRecorder(text, synchronous=synchronous, busy_timeout=busy_timeout)
+    try:
+        parsed = make_url(text)
+    except ArgumentError as error:
+        raise UnsupportedDatabaseError(_unsupported(text, str(error))) from error
+    if parsed.drivername in ("sqlite", "sqlite+aiosqlite"):
+        if not parsed.database:
+            raise UnsupportedDatabaseError(_unsupported(text, "it names no database file"))
+        return SqliteRecorder(parsed.database, synchronous=synchronous, busy_timeout=busy_timeout)
+    raise UnsupportedDatabaseError(
+        _unsupported(text, f"this version of ctxledger has no {parsed.drivername!r} backend")
+    )
+
+
+def _unsupported(text: str, why: str) -> str:
+    shown = text
+    if "@" in shown:  # never echo a password
+        shown = shown.split("://", 1)[0] + "://…@" + shown.rsplit("@", 1)[1]
+    return f"cannot open database {shown!r}: {why}; use one of: {', '.join(SUPPORTED_URLS)}"
