@@ -14,19 +14,27 @@ from typing import Any
 
 from eventstore.errors import EventValidationError
 
-__all__ = ["canonical_json", "check_json_value", "decode_json"]
+__all__ = ["MAX_DEPTH", "canonical_json", "check_json_value", "decode_json"]
 
 _encoder = json.JSONEncoder(
     ensure_ascii=False, allow_nan=False, sort_keys=True, separators=(",", ":"), check_circular=True
 )
 
 
-def check_json_value(value: Any, path: str = "$") -> None:
+MAX_DEPTH = 100
+
+
+def check_json_value(value: Any, path: str = "$", depth: int = 0) -> None:
     """Raise :class:`EventValidationError` if ``value`` is not exactly representable as JSON.
 
-    ``json.dumps`` alone would silently turn integer keys into strings and tuples into lists, or
-    fail with a message that does not say where; this walk names the offending path.
+    ``json.dumps`` alone would silently turn integer keys into strings, or fail with a message
+    that does not say where; this walk names the offending path. Tuples are taken as arrays.
     """
+    if depth > MAX_DEPTH:
+        raise EventValidationError(
+            f"{path[:80]}… is nested more than {MAX_DEPTH} levels deep (or refers to itself): "
+            f"flatten the data"
+        )
     if value is None or isinstance(value, (bool, int, str)):
         return
     if isinstance(value, float):
@@ -42,11 +50,11 @@ def check_json_value(value: Any, path: str = "$") -> None:
                     f"{path} has a key {key!r} of type {type(key).__name__}: JSON object keys "
                     f"must be strings; convert the key with str() before appending"
                 )
-            check_json_value(item, f"{path}.{key}")
+            check_json_value(item, f"{path}.{key}", depth + 1)
         return
     if isinstance(value, (list, tuple)):
         for index, item in enumerate(value):
-            check_json_value(item, f"{path}[{index}]")
+            check_json_value(item, f"{path}[{index}]", depth + 1)
         return
     raise EventValidationError(
         f"{path} is a {type(value).__name__}, which is not JSON: use only dict, list, str, int, "

@@ -26,6 +26,7 @@ from uuid import UUID
 from sqlalchemy import event as sa_event
 from sqlalchemy import func, select
 from sqlalchemy.dialects import sqlite as sqlite_dialect
+from sqlalchemy.exc import DBAPIError
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine, create_async_engine
 from sqlalchemy.pool import StaticPool
 from sqlalchemy.schema import CreateIndex, CreateTable
@@ -253,7 +254,7 @@ class SqliteRecorder:
         _check_directory(self.path)
         engine = self._create_engine()
         try:
-            self._writer = await engine.connect()
+            self._writer = await self._connect(engine)
             await self._run(self._writer, self._setup)
         except BaseException:
             self._writer = None
@@ -297,6 +298,8 @@ class SqliteRecorder:
                     f"cannot switch {self.path} to the WAL journal (it stays {mode!r}); "
                     f"put the database on a local file system"
                 )
+        if _schema_version(db) == SCHEMA_VERSION:
+            return  # current schema: opening takes no write lock
         db.execute("BEGIN IMMEDIATE")
         try:
             tables = {row[0] for row in db.execute("SELECT name FROM sqlite_master")}
@@ -329,6 +332,14 @@ class SqliteRecorder:
 
     # -- the one seam to the driver ----------------------------------------------------------
 
+    async def _connect(self, engine: AsyncEngine) -> AsyncConnection:
+        try:
+            return await engine.connect()
+        except DBAPIError as error:
+            if isinstance(error.orig, sqlite3.Error):
+                raise _storage_error(self.path, error.orig) from error
+            raise StorageError(f"cannot connect to {self.path}: {error}") from error
+
     async def _run(self, connection: AsyncConnection, fn: Callable[..., T], *args: Any) -> T:
         """Run ``fn(sqlite3_connection, *args)`` in the connection's worker thread."""
         raw = await connection.get_raw_connection()
@@ -351,9 +362,11 @@ class SqliteRecorder:
         return result
 
     async def _read(self, fn: Callable[..., T], *args: Any) -> T:
-        engine = self._ready()
-        async with engine.connect() as connection:
+        connection = await self._connect(self._ready())
+        try:
             return await self._run(connection, fn, *args)
+        finally:
+            await connection.close()
 
     async def _write(self, fn: Callable[..., T], *args: Any) -> T:
         self._ready()
@@ -420,6 +433,14 @@ class SqliteRecorder:
 
     async def tenants(self) -> list[str]:
         return await self._read(_tenants)
+
+
+def _schema_version(db: sqlite3.Connection) -> int | None:
+    tables = {row[0] for row in db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+    if "ledger_meta" not in tables:
+        return None
+    row = db.execute(_statements().meta_get, ("schema_version",)).fetchone()
+    return int(row[0]) if row else None
 
 
 def _check_directory(path: str) -> None:

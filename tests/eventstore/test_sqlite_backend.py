@@ -1,0 +1,132 @@
+"""SQLite specifics: pragmas, schema versioning, opening errors, busy writers."""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+
+import pytest
+
+from eventstore import (
+    EventStore,
+    NewEvent,
+    SchemaVersionError,
+    StorageError,
+    UnsupportedDatabaseError,
+)
+from eventstore.sql.sqlite import SqliteRecorder
+
+
+async def test_wal_and_full_synchronous_by_default(tmp_path: Path) -> None:
+    path = tmp_path / "ledger.db"
+    async with EventStore.open(path) as store:
+        await store.append("acme", "s", [NewEvent(type="T", data={})])
+        recorder = store.recorder
+        assert isinstance(recorder, SqliteRecorder)
+        assert recorder.synchronous == "FULL"
+    connection = sqlite3.connect(path)
+    assert connection.execute("PRAGMA journal_mode").fetchone() == ("wal",)
+    assert connection.execute(
+        "SELECT value FROM ledger_meta WHERE key = 'schema_version'"
+    ).fetchone() == ("1",)
+
+
+async def test_synchronous_is_configurable_and_checked(tmp_path: Path) -> None:
+    async with EventStore.open(tmp_path / "a.db", synchronous="normal") as store:
+        assert isinstance(store.recorder, SqliteRecorder)
+        assert store.recorder.synchronous == "NORMAL"
+    with pytest.raises(ValueError, match="synchronous must be one of"):
+        EventStore.open(tmp_path / "b.db", synchronous="sometimes")
+
+
+@pytest.mark.parametrize(
+    "url",
+    ["{dir}/plain.db", "sqlite:///{dir}/a.db", "sqlite+aiosqlite:///{dir}/b.db"],
+)
+async def test_url_forms(tmp_path: Path, url: str) -> None:
+    async with EventStore.open(url.format(dir=tmp_path)) as store:
+        await store.append("acme", "s", [NewEvent(type="T", data={})])
+        assert (await store.verify("acme")).ok
+
+
+async def test_in_memory_sqlite(tmp_path: Path) -> None:
+    async with EventStore.open("sqlite+aiosqlite:///:memory:") as store:
+        await store.append("acme", "s", [NewEvent(type="T", data={})])
+        assert (await store.stream_head("acme", "s")).version == 1
+
+
+async def test_newer_database_schema_is_refused(tmp_path: Path) -> None:
+    path = tmp_path / "ledger.db"
+    async with EventStore.open(path) as store:
+        await store.append("acme", "s", [NewEvent(type="T", data={})])
+    connection = sqlite3.connect(path, isolation_level=None)
+    connection.execute("UPDATE ledger_meta SET value = '99' WHERE key = 'schema_version'")
+    connection.close()
+    with pytest.raises(SchemaVersionError, match=r"schema version 99.*upgrade ctxledger"):
+        async with EventStore.open(path):
+            pass
+
+
+async def test_opening_errors(tmp_path: Path) -> None:
+    with pytest.raises(StorageError, match="does not exist"):
+        async with EventStore.open(tmp_path / "missing" / "ledger.db"):
+            pass
+    junk = tmp_path / "junk.db"
+    junk.write_bytes(b"this is not a database, just some bytes" * 100)
+    with pytest.raises(StorageError, match="not a SQLite database"):
+        async with EventStore.open(junk):
+            pass
+    foreign = tmp_path / "foreign.db"
+    sqlite3.connect(foreign).execute("CREATE TABLE events (x)").connection.commit()
+    with pytest.raises(StorageError, match="not a ctxledger database"):
+        async with EventStore.open(foreign):
+            pass
+    with pytest.raises(UnsupportedDatabaseError, match="no 'mysql' backend"):
+        EventStore.open("mysql://user:secret@db/x")
+    with pytest.raises(UnsupportedDatabaseError) as caught:
+        EventStore.open("oracle://user:secret@db/x")
+    assert "secret" not in str(caught.value)
+
+
+async def test_busy_writer_gives_a_typed_error(tmp_path: Path) -> None:
+    path = tmp_path / "ledger.db"
+    async with EventStore.open(path) as store:
+        await store.append("acme", "s", [NewEvent(type="T", data={})])
+    blocker = sqlite3.connect(path, isolation_level=None)
+    try:
+        async with EventStore.open(path, busy_timeout=0.05) as store:
+            blocker.execute("BEGIN IMMEDIATE")
+            with pytest.raises(StorageError, match="busy timeout"):
+                await store.append("acme", "s", [NewEvent(type="T", data={})])
+            assert (await store.stream_head("acme", "s")).version == 1  # readers still read
+    finally:
+        blocker.execute("ROLLBACK")
+        blocker.close()
+
+
+async def test_failure_inside_the_transaction_writes_nothing(tmp_path: Path) -> None:
+    """A database error part-way through a batch (injected by a trigger) rolls back it all."""
+    path = tmp_path / "ledger.db"
+    async with EventStore.open(path) as store:
+        await store.append("acme", "s", [NewEvent(type="T", data={})])
+    connection = sqlite3.connect(path, isolation_level=None)
+    connection.execute(
+        "CREATE TRIGGER fail_payload BEFORE INSERT ON payloads WHEN "
+        "(SELECT count(*) FROM payloads) >= 2 BEGIN SELECT RAISE(ABORT, 'injected'); END"
+    )
+    connection.close()
+    async with EventStore.open(path) as store:
+        with pytest.raises(StorageError, match="injected"):
+            await store.append("acme", "s", [NewEvent(type="T", data={"n": n}) for n in range(3)])
+        assert len(await store.read_stream("acme", "s")) == 1
+        assert await store.tenant_position("acme") == 1
+        assert (await store.verify("acme")).ok
+
+
+async def test_store_used_before_open_opens_itself(tmp_path: Path) -> None:
+    store = EventStore.open(tmp_path / "ledger.db")
+    try:
+        await store.append("acme", "s", [NewEvent(type="T", data={})])
+        assert await store.tenant_position("acme") == 1
+    finally:
+        await store.close()
