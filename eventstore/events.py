@@ -3,12 +3,18 @@
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Any
+from typing import Annotated, Any
 from uuid import UUID
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field
+from uuid_utils.compat import uuid7
 
 __all__ = ["NewEvent", "RecordedEvent", "StreamPosition"]
+
+
+def _generate_if_none(value: object) -> object:
+    # NewEvent(event_id=None) means "generate one", as when the argument is omitted.
+    return uuid7() if value is None else value
 
 
 class NewEvent(BaseModel):
@@ -17,8 +23,9 @@ class NewEvent(BaseModel):
     Args:
         type: the event type name, e.g. ``"MessageAppended"``.
         data: the payload, a JSON object (stored as canonical JSON and hashed).
-        event_id: a UUID chosen by the caller for idempotent retries; a UUIDv7 is generated when
-            omitted. Re-appending the same id with the same content is a no-op.
+        event_id: the event's UUID. When omitted, a UUIDv7 is generated as the object is
+            created, so appending the same ``NewEvent`` objects again (a retry after a timeout)
+            is a no-op that returns the original records.
         actor: who caused the event (a user, a service, a process), recorded in the envelope.
     """
 
@@ -26,7 +33,7 @@ class NewEvent(BaseModel):
 
     type: str
     data: dict[str, Any]
-    event_id: UUID | None = None
+    event_id: Annotated[UUID, BeforeValidator(_generate_if_none)] = Field(default_factory=uuid7)
     actor: str | None = None
 
 

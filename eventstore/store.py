@@ -86,6 +86,7 @@ class EventStore:
         max_payload_bytes: int = DEFAULT_MAX_PAYLOAD_BYTES,
         synchronous: str = "FULL",
         busy_timeout: float = 5.0,
+        create: bool = True,
     ) -> EventStore:
         """Create a store for a database URL; the database is opened on first use.
 
@@ -94,11 +95,15 @@ class EventStore:
                 ``memory://`` for the in-process reference backend.
             synchronous: SQLite's durability pragma (``FULL`` by default).
             busy_timeout: seconds a SQLite writer waits for another process's lock.
+            create: create the database if it does not exist (default). Pass False in tools
+                that only read or verify, so a mistyped path is an error, not a new empty log.
 
         Raises:
             UnsupportedDatabaseError: the URL names a backend ctxledger does not provide.
         """
-        recorder = recorder_for_url(url, synchronous=synchronous, busy_timeout=busy_timeout)
+        recorder = recorder_for_url(
+            url, synchronous=synchronous, busy_timeout=busy_timeout, create=create
+        )
         return cls(recorder, registry=registry, max_payload_bytes=max_payload_bytes)
 
     # -- lifecycle ---------------------------------------------------------------------------
@@ -201,7 +206,7 @@ class EventStore:
             raise PayloadTooLargeError(event.type, len(payload), self.max_payload_bytes)
         salt = new_salt()
         return PendingEvent(
-            event_id=str(event.event_id or uuid7()),
+            event_id=str(event.event_id),
             type=event.type,
             schema_version=self.registry.schema_version(event.type),
             actor=event.actor,

@@ -23,7 +23,11 @@ SUPPORTED_URLS = (
 
 
 def recorder_for_url(
-    url: str | os.PathLike[str], *, synchronous: str = "FULL", busy_timeout: float = 5.0
+    url: str | os.PathLike[str],
+    *,
+    synchronous: str = "FULL",
+    busy_timeout: float = 5.0,
+    create: bool = True,
 ) -> Recorder:
     """The recorder a URL names.
 
@@ -36,7 +40,9 @@ def recorder_for_url(
     if text in ("memory://", "memory:"):
         return MemoryRecorder()
     if "://" not in text:
-        return SqliteRecorder(text, synchronous=synchronous, busy_timeout=busy_timeout)
+        return SqliteRecorder(
+            text, synchronous=synchronous, busy_timeout=busy_timeout, create=create
+        )
     try:
         parsed = make_url(text)
     except ArgumentError as error:
@@ -44,7 +50,9 @@ def recorder_for_url(
     if parsed.drivername in ("sqlite", "sqlite+aiosqlite"):
         if not parsed.database:
             raise UnsupportedDatabaseError(_unsupported(text, "it names no database file"))
-        return SqliteRecorder(parsed.database, synchronous=synchronous, busy_timeout=busy_timeout)
+        return SqliteRecorder(
+            parsed.database, synchronous=synchronous, busy_timeout=busy_timeout, create=create
+        )
     raise UnsupportedDatabaseError(
         _unsupported(text, f"this version of ctxledger has no {parsed.drivername!r} backend")
     )

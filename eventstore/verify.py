@@ -292,7 +292,7 @@ class ChainVerifier:
         self._fail(
             VerificationFailure(
                 tenant=self.tenant_id,
-                stream=str(event.stream_id),
+                stream=_text(event.stream_id),
                 version=event.version if isinstance(event.version, int) else None,
                 position=event.position if isinstance(event.position, int) else None,
                 event_id=str(event.event_id),
@@ -308,7 +308,7 @@ class ChainVerifier:
         self._fail(
             VerificationFailure(
                 tenant=self.tenant_id,
-                stream=stream_id,
+                stream=_text(stream_id),
                 version=version,
                 position=None,
                 event_id=None,
@@ -353,9 +353,14 @@ def _head_failure(
         reason = f"stream head hash differs from the hash of version {version}"
     return VerificationFailure(
         tenant=tenant_id,
-        stream=stream_id,
+        stream=_text(stream_id),
         version=head.version,
         position=None,
         event_id=None,
         reason=reason,
     )
+
+
+def _text(value: object) -> str:
+    """A stored name for a report: itself if text, else its repr (an edited column)."""
+    return value if isinstance(value, str) else repr(value)

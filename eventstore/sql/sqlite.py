@@ -221,6 +221,8 @@ class SqliteRecorder:
         synchronous: SQLite's ``synchronous`` pragma; ``FULL`` (default) survives power loss.
         busy_timeout: seconds a writer waits for another process's write lock.
         journal_wal: use the WAL journal (default); readers then never block the writer.
+        create: create the database file and schema if missing (default); when False, a
+            missing file or schema is an error (for tools that only read or verify).
     """
 
     def __init__(
@@ -230,6 +232,7 @@ class SqliteRecorder:
         synchronous: str = "FULL",
         busy_timeout: float = 5.0,
         journal_wal: bool = True,
+        create: bool = True,
     ) -> None:
         mode = synchronous.upper()
         if mode not in SYNCHRONOUS_MODES:
@@ -242,6 +245,7 @@ class SqliteRecorder:
         self.synchronous = mode
         self.busy_timeout = busy_timeout
         self.journal_wal = journal_wal and path != ":memory:"
+        self.create = create
         self._engine: AsyncEngine | None = None
         self._writer: AsyncConnection | None = None
         self._write_lock = asyncio.Lock()
@@ -251,7 +255,7 @@ class SqliteRecorder:
     async def initialize(self) -> None:
         if self._engine is not None:
             return
-        _check_directory(self.path)
+        _check_path(self.path, create=self.create)
         engine = self._create_engine()
         try:
             self._writer = await self._connect(engine)
@@ -298,8 +302,14 @@ class SqliteRecorder:
                     f"cannot switch {self.path} to the WAL journal (it stays {mode!r}); "
                     f"put the database on a local file system"
                 )
-        if _schema_version(db) == SCHEMA_VERSION:
+        found = _schema_version(db)
+        if found == SCHEMA_VERSION:
             return  # current schema: opening takes no write lock
+        if found is None and not self.create:
+            raise StorageError(
+                f"{self.path} is not a ctxledger database (it has no ledger_meta table); "
+                f"check the path"
+            )
         db.execute("BEGIN IMMEDIATE")
         try:
             tables = {row[0] for row in db.execute("SELECT name FROM sqlite_master")}
@@ -443,9 +453,14 @@ def _schema_version(db: sqlite3.Connection) -> int | None:
     return int(row[0]) if row else None
 
 
-def _check_directory(path: str) -> None:
+def _check_path(path: str, *, create: bool) -> None:
     if path == ":memory:":
         return
+    if not create and not Path(path).is_file():
+        raise StorageError(
+            f"there is no database at {path}: check the path (--db or CTXLEDGER_DB); nothing "
+            f"was created"
+        )
     parent = Path(path).expanduser().resolve().parent
     if not parent.is_dir():
         raise StorageError(

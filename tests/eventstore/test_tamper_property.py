@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import os
 import shutil
 import sqlite3
 import struct
@@ -77,7 +78,9 @@ def flip(value: object, index: int, mask: int) -> object:
 
 
 @settings(
-    max_examples=120, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+    max_examples=int(os.environ.get("CTXLEDGER_TAMPER_EXAMPLES", "120")),
+    deadline=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture],
 )
 @given(
     column=st.sampled_from(COLUMNS),

@@ -1,0 +1,387 @@
+"""The ``ctxledger`` command line: a thin layer over the async API.
+
+Every command takes the database from ``--db`` or ``CTXLEDGER_DB`` (default ``./ctxledger.db``),
+prints readable tables for people and, with ``--json``, JSON for machines. Exit codes: 0 success,
+1 verification found tampering, 2 bad usage or any other error.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import sys
+from collections.abc import Callable, Coroutine, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any, TypeVar
+from uuid import UUID
+
+import click
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.table import Table
+from rich.text import Text
+
+from eventstore import EventStore, LedgerError, NewEvent, RecordedEvent, VerificationReport
+from projections.render import failure_table
+
+__all__ = ["main"]
+
+T = TypeVar("T")
+DEFAULT_DB = "ctxledger.db"
+EXIT_FAILED_VERIFICATION = 1
+EXIT_ERROR = 2
+
+stdout = Console(highlight=False)
+stderr = Console(stderr=True, highlight=False)
+
+
+def run(action: Callable[[], Coroutine[Any, Any, T]]) -> T:
+    """Run one async action; turn ctxledger errors into a message and exit code 2."""
+    try:
+        return asyncio.run(action())
+    except LedgerError as error:
+        stderr.print(f"[bold red]error:[/] {error}", markup=True, highlight=False)
+        raise SystemExit(EXIT_ERROR) from error
+    except ValueError as error:
+        stderr.print(f"[bold red]error:[/] {error}")
+        raise SystemExit(EXIT_ERROR) from error
+
+
+def print_json(value: Any) -> None:
+    """Write one JSON document to stdout (plain, never styled)."""
+    click.echo(json.dumps(value, ensure_ascii=False, sort_keys=True))
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.option(
+    "--db",
+    envvar="CTXLEDGER_DB",
+    default=DEFAULT_DB,
+    show_default=True,
+    help="Database URL or SQLite file path (or set CTXLEDGER_DB).",
+)
+@click.version_option(package_name="ctxledger")
+@click.pass_context
+def cli(context: click.Context, db: str) -> None:
+    """ctxledger: an event-sourced, tamper-evident memory store for LLM agents."""
+    context.obj = db
+
+
+def open_store(context: click.Context, *, create: bool = False) -> EventStore:
+    """The store named by ``--db``; only commands that write may create a new database."""
+    return EventStore.open(str(context.obj), create=create)
+
+
+# -- log ---------------------------------------------------------------------------------------
+
+
+@cli.command("log")
+@click.option("--tenant", required=True, help="The tenant whose log to show.")
+@click.option("--stream", help="Only this stream (in version order).")
+@click.option(
+    "--after",
+    "after",
+    type=int,
+    default=0,
+    show_default=True,
+    help="Only events after this position.",
+)
+@click.option("--limit", type=int, help="At most this many events.")
+@click.option("--json", "as_json", is_flag=True, help="One JSON object per event (JSON Lines).")
+@click.pass_context
+def log_command(
+    context: click.Context,
+    tenant: str,
+    stream: str | None,
+    after: int,
+    limit: int | None,
+    as_json: bool,
+) -> None:
+    """Show a tenant's events in position order (or one stream's, in version order)."""
+
+    async def action() -> list[RecordedEvent]:
+        async with open_store(context) as store:
+            if stream is not None:
+                events = await store.read_stream(tenant, stream)
+                return [e for e in events if e.position > after][:limit]
+            collected: list[RecordedEvent] = []
+            async for event in store.read_log(tenant, after_position=after):
+                if limit is not None and len(collected) >= limit:
+                    break
+                collected.append(event)
+            return collected
+
+    events = run(action)
+    if as_json:
+        for event in events:
+            click.echo(event.model_dump_json())
+        return
+    table = Table(title=f"tenant {tenant}" + (f", stream {stream}" if stream else ""))
+    for column in ("pos", "stream", "ver", "type", "actor", "recorded at", "hash", "data"):
+        table.add_column(column, overflow="fold")
+    for event in events:
+        # Text() cells: stored data is shown literally, never read as rich markup.
+        table.add_row(
+            str(event.position),
+            Text(event.stream_id),
+            str(event.version),
+            Text(event.type),
+            Text(event.actor or ""),
+            event.recorded_at.strftime("%Y-%m-%d %H:%M:%S"),
+            event.hash[:12],
+            Text(describe_data(event)),
+        )
+    stdout.print(table)
+    if not events:
+        stdout.print("(no events)")
+
+
+def describe_data(event: RecordedEvent, width: int = 60) -> str:
+    if event.erased:
+        return f"[erased by #{event.erased_by}]"
+    text = json.dumps(event.data, ensure_ascii=False, sort_keys=True)
+    return text if len(text) <= width else text[: width - 1] + "…"
+
+
+# -- verify ------------------------------------------------------------------------------------
+
+
+@cli.command("verify")
+@click.option("--tenant", help="Verify this tenant (default: every tenant).")
+@click.option("--stream", help="Verify only this stream of the tenant.")
+@click.option("--json", "as_json", is_flag=True, help="Print the report as JSON.")
+@click.pass_context
+def verify_command(
+    context: click.Context, tenant: str | None, stream: str | None, as_json: bool
+) -> None:
+    """Recompute every hash from the stored bytes; exit 1 if anything does not verify."""
+    if stream is not None and tenant is None:
+        raise click.UsageError("--stream needs --tenant")
+
+    async def action() -> list[VerificationReport]:
+        async with open_store(context) as store:
+            tenants = [tenant] if tenant is not None else await store.tenants()
+            reports = []
+            with progress_bar(enabled=not as_json and sys.stderr.isatty()) as update:
+                for name in tenants:
+                    reports.append(await store.verify(name, stream=stream, progress=update(name)))
+            return reports
+
+    reports = run(action)
+    summary = {
+        "ok": all(report.ok for report in reports),
+        "checked": sum(report.checked for report in reports),
+        "erased": sum(report.erased for report in reports),
+        "failures": [failure.model_dump() for report in reports for failure in report.failures],
+    }
+    if as_json:
+        print_json(summary)
+    else:
+        show_verification(reports)
+    if not summary["ok"]:
+        raise SystemExit(EXIT_FAILED_VERIFICATION)
+
+
+@contextmanager
+def progress_bar(*, enabled: bool) -> Iterator[Callable[[str], Callable[[int, int], None] | None]]:
+    """A rich progress bar on a terminal; a no-op otherwise."""
+    if not enabled:
+        yield lambda _tenant: None
+        return
+    columns = (
+        TextColumn("verifying {task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+    )
+    with Progress(*columns, console=stderr, transient=True) as progress:
+
+        def for_tenant(name: str) -> Callable[[int, int], None]:
+            task = progress.add_task(name, total=None)
+
+            def update(done: int, total: int) -> None:
+                progress.update(task, completed=done, total=total)
+
+            return update
+
+        yield for_tenant
+
+
+def show_verification(reports: list[VerificationReport]) -> None:
+    for report in reports:
+        scope = f"tenant {report.tenant}" + (f", stream {report.stream}" if report.stream else "")
+        verdict = "[green]ok[/]" if report.ok else "[bold red]FAILED[/]"
+        stdout.print(
+            f"{scope}: {verdict} — {report.checked} events checked, {report.erased} erased"
+        )
+        if report.failures:
+            stdout.print(failure_table(report.failures))
+    if not reports:
+        stdout.print("no tenants in this database")
+
+
+# -- erase -------------------------------------------------------------------------------------
+
+
+@cli.command("erase")
+@click.option("--tenant", required=True, help="The tenant that owns the events.")
+@click.argument("event_ids", nargs=-1, required=True)
+@click.option("--reason", required=True, help="Why, e.g. 'GDPR art. 17 request #123'.")
+@click.option("--requested-by", required=True, help="Who asked for the erasure.")
+@click.option("--json", "as_json", is_flag=True, help="Print the receipt as JSON.")
+@click.pass_context
+def erase_command(
+    context: click.Context,
+    tenant: str,
+    event_ids: tuple[str, ...],
+    reason: str,
+    requested_by: str,
+    as_json: bool,
+) -> None:
+    """Erase the payloads of events; their hashed envelopes and the proof stay."""
+
+    async def action() -> Any:
+        async with open_store(context) as store:
+            return await store.erase(tenant, event_ids, reason=reason, requested_by=requested_by)
+
+    receipt = run(action)
+    if as_json:
+        print_json(receipt.model_dump(mode="json"))
+        return
+    if receipt.erasure is not None:
+        stdout.print(
+            f"erased {len(receipt.erased)} payload(s); recorded as PayloadErased at position "
+            f"{receipt.erasure.position} ({receipt.erasure.event_id})"
+        )
+    for event_id, position in receipt.already_erased.items():
+        stdout.print(f"{event_id} was already erased by position {position}")
+
+
+# -- append, streams, tenants ------------------------------------------------------------------
+
+
+@cli.command("append")
+@click.option("--tenant", required=True)
+@click.option("--stream", required=True)
+@click.option("--type", "event_type", required=True, help="The event type.")
+@click.option("--data", default=None, help="The payload as a JSON object (default {}).")
+@click.option(
+    "--data-file",
+    type=click.File("r", encoding="utf-8"),
+    help="Read the JSON payload from a file ('-' for standard input).",
+)
+@click.option("--actor", help="Who caused the event.")
+@click.option("--event-id", help="A UUID for idempotent retries.")
+@click.option("--expected-version", type=int, help="Fail unless the stream is at this version.")
+@click.option("--json", "as_json", is_flag=True, help="Print the recorded event as JSON.")
+@click.pass_context
+def append_command(
+    context: click.Context,
+    tenant: str,
+    stream: str,
+    event_type: str,
+    data: str | None,
+    data_file: Any,
+    actor: str | None,
+    event_id: str | None,
+    expected_version: int | None,
+    as_json: bool,
+) -> None:
+    """Append one event to a stream."""
+    if data is not None and data_file is not None:
+        raise click.UsageError("give --data or --data-file, not both")
+    text = data_file.read() if data_file is not None else (data or "{}")
+    try:
+        payload = json.loads(text)
+    except json.JSONDecodeError as error:
+        raise click.UsageError(f"the payload is not JSON: {error}") from error
+    if not isinstance(payload, dict):
+        raise click.UsageError(f"the payload must be a JSON object, got {type(payload).__name__}")
+    try:
+        identifier = UUID(event_id) if event_id else None
+    except ValueError as error:
+        raise click.UsageError(f"--event-id {event_id!r} is not a UUID") from error
+    event = NewEvent(type=event_type, data=payload, actor=actor)
+    if identifier is not None:
+        event = event.model_copy(update={"event_id": identifier})
+
+    async def action() -> list[RecordedEvent]:
+        async with open_store(context, create=True) as store:
+            return await store.append(tenant, stream, [event], expected_version=expected_version)
+
+    (recorded,) = run(action)
+    if as_json:
+        click.echo(recorded.model_dump_json())
+    else:
+        stdout.print(
+            f"appended {recorded.type} to {tenant}/{stream} at version {recorded.version}, "
+            f"position {recorded.position} ({recorded.event_id})"
+        )
+
+
+@cli.command("streams")
+@click.option("--tenant", required=True)
+@click.option("--json", "as_json", is_flag=True)
+@click.pass_context
+def streams_command(context: click.Context, tenant: str, as_json: bool) -> None:
+    """List a tenant's streams with their head version and hash."""
+
+    async def action() -> list[Any]:
+        async with open_store(context) as store:
+            return await store.streams(tenant)
+
+    heads = run(action)
+    if as_json:
+        print_json([head.model_dump() for head in heads])
+        return
+    table = Table(title=f"streams of {tenant}")
+    for column in ("stream", "version", "head hash"):
+        table.add_column(column)
+    for head in heads:
+        table.add_row(Text(head.stream_id), str(head.version), head.hash)
+    stdout.print(table)
+
+
+@cli.command("tenants")
+@click.option("--json", "as_json", is_flag=True)
+@click.pass_context
+def tenants_command(context: click.Context, as_json: bool) -> None:
+    """List the tenants that have events."""
+
+    async def action() -> list[str]:
+        async with open_store(context) as store:
+            return await store.tenants()
+
+    names = run(action)
+    if as_json:
+        print_json(names)
+    else:
+        for name in names:
+            stdout.print(name)
+
+
+@cli.command("demo")
+@click.option(
+    "--db",
+    "demo_db",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="Write the demo log here instead of a fresh temporary file.",
+)
+@click.option("--json", "as_json", is_flag=True, help="A machine-readable transcript.")
+def demo_command(demo_db: Path | None, as_json: bool) -> None:
+    """A guided tour of the log: append, retry, conflict, erase, verify, catch tampering."""
+    from projections.tour import run_tour
+
+    transcript = run(lambda: run_tour(demo_db, console=None if as_json else stdout))
+    if as_json:
+        print_json(transcript)
+
+
+def main() -> None:
+    """Entry point of the ``ctxledger`` console script."""
+    cli(prog_name="ctxledger")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,204 @@
+"""The ``ctxledger`` CLI, run through its installed console script in a real subprocess."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import sqlite3
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+SCRIPT = shutil.which("ctxledger", path=str(Path(sys.executable).parent)) or shutil.which(
+    "ctxledger"
+)
+
+
+def ctxledger(
+    *args: str, db: Path | None = None, stdin: str | None = None, env: dict[str, str] | None = None
+) -> subprocess.CompletedProcess[str]:
+    assert SCRIPT, "the ctxledger console script is not installed (pip install -e '.[dev]')"
+    command = [SCRIPT, *(["--db", str(db)] if db else []), *args]
+    full_env = {**os.environ, "COLUMNS": "200", **(env or {})}
+    return subprocess.run(
+        command, capture_output=True, text=True, input=stdin, env=full_env, timeout=120, check=False
+    )
+
+
+@pytest.fixture
+def db(tmp_path: Path) -> Path:
+    path = tmp_path / "ledger.db"
+    for i in range(3):
+        result = ctxledger(
+            "append",
+            "--tenant",
+            "acme",
+            "--stream",
+            "session/1",
+            "--type",
+            "MessageAppended",
+            "--data",
+            json.dumps({"content": f"消息 {i}"}),
+            "--json",
+            db=path,
+        )
+        assert result.returncode == 0, result.stderr
+    return path
+
+
+def test_append_and_log(db: Path) -> None:
+    result = ctxledger("log", "--tenant", "acme", "--json", db=db)
+    assert result.returncode == 0, result.stderr
+    events = [json.loads(line) for line in result.stdout.splitlines()]
+    assert [e["position"] for e in events] == [1, 2, 3]
+    assert events[0]["data"] == {"content": "消息 0"}
+    table = ctxledger("log", "--tenant", "acme", "--stream", "session/1", db=db)
+    assert table.returncode == 0
+    assert "MessageAppended" in table.stdout
+    assert "消息 2" in table.stdout
+
+
+def test_verify_json_and_exit_codes(db: Path) -> None:
+    ok = ctxledger("verify", "--tenant", "acme", "--json", db=db)
+    assert ok.returncode == 0, ok.stderr
+    assert json.loads(ok.stdout) == {"ok": True, "checked": 3, "erased": 0, "failures": []}
+    every = ctxledger("verify", db=db)
+    assert every.returncode == 0
+    assert "tenant acme: ok" in every.stdout
+
+    connection = sqlite3.connect(db, isolation_level=None)
+    connection.execute("DROP TRIGGER events_no_update")
+    connection.execute("UPDATE events SET type = 'Forged' WHERE position = 2")
+    connection.close()
+    bad = ctxledger("verify", "--tenant", "acme", "--json", db=db)
+    assert bad.returncode == 1
+    report = json.loads(bad.stdout)
+    assert report["ok"] is False
+    (failure,) = report["failures"]
+    assert set(failure) == {"tenant", "stream", "version", "position", "event_id", "reason"}
+    assert (failure["tenant"], failure["stream"], failure["position"]) == ("acme", "session/1", 2)
+    human = ctxledger("verify", db=db)
+    assert human.returncode == 1
+    assert "FAILED" in human.stdout
+
+
+def test_erase(db: Path) -> None:
+    events = [
+        json.loads(line)
+        for line in ctxledger("log", "--tenant", "acme", "--json", db=db).stdout.splitlines()
+    ]
+    target = events[1]["event_id"]
+    result = ctxledger(
+        "erase",
+        "--tenant",
+        "acme",
+        target,
+        "--reason",
+        "GDPR art. 17",
+        "--requested-by",
+        "dpo@acme.example",
+        "--json",
+        db=db,
+    )
+    assert result.returncode == 0, result.stderr
+    receipt = json.loads(result.stdout)
+    assert receipt["erased"] == [target]
+    verify = json.loads(ctxledger("verify", "--tenant", "acme", "--json", db=db).stdout)
+    assert (verify["ok"], verify["erased"], verify["checked"]) == (True, 1, 4)
+    log = ctxledger("log", "--tenant", "acme", "--stream", "session/1", db=db)
+    assert "[erased by #4]" in log.stdout
+
+
+def test_database_from_environment(db: Path) -> None:
+    result = ctxledger("tenants", "--json", env={"CTXLEDGER_DB": str(db)})
+    assert result.returncode == 0, result.stderr
+    assert json.loads(result.stdout) == ["acme"]
+    streams = ctxledger("streams", "--tenant", "acme", "--json", db=db)
+    assert json.loads(streams.stdout)[0]["version"] == 3
+
+
+def test_errors_exit_2_with_a_message(tmp_path: Path, db: Path) -> None:
+    missing = ctxledger("verify", "--tenant", "acme", db=tmp_path / "typo.db")
+    assert missing.returncode == 2
+    assert "there is no database" in missing.stderr
+    assert not (tmp_path / "typo.db").exists()
+    usage = ctxledger("verify", "--stream", "s", db=db)
+    assert usage.returncode == 2
+    assert "--stream needs --tenant" in usage.stderr
+    unknown = ctxledger(
+        "erase",
+        "--tenant",
+        "acme",
+        "0190f2c4-6a7e-7c3b-9d2e-5f1a2b3c4d5e",
+        "--reason",
+        "r",
+        "--requested-by",
+        "x",
+        db=db,
+    )
+    assert unknown.returncode == 2
+    assert "has no event" in unknown.stderr
+    conflict = ctxledger(
+        "append",
+        "--tenant",
+        "acme",
+        "--stream",
+        "session/1",
+        "--type",
+        "T",
+        "--expected-version",
+        "0",
+        db=db,
+    )
+    assert conflict.returncode == 2
+    assert "found 3" in conflict.stderr
+    bad_json = ctxledger(
+        "append", "--tenant", "acme", "--stream", "s", "--type", "T", "--data", "{nope", db=db
+    )
+    assert bad_json.returncode == 2
+    assert "not JSON" in bad_json.stderr
+
+
+def test_append_from_stdin(db: Path) -> None:
+    result = ctxledger(
+        "append",
+        "--tenant",
+        "acme",
+        "--stream",
+        "s2",
+        "--type",
+        "T",
+        "--data-file",
+        "-",
+        "--json",
+        db=db,
+        stdin='{"from": "stdin"}',
+    )
+    assert result.returncode == 0, result.stderr
+    assert json.loads(result.stdout)["data"] == {"from": "stdin"}
+
+
+def test_demo_runs_and_shows_tampering_caught(tmp_path: Path) -> None:
+    result = ctxledger("demo", "--json", "--db", str(tmp_path / "demo.db"))
+    assert result.returncode == 0, result.stderr
+    transcript = json.loads(result.stdout)
+    steps = {step["step"]: step for step in transcript["steps"]}
+    assert steps["verify"]["ok"] is True
+    assert steps["erasure"]["ok"] is True
+    assert steps["erasure"]["erased"] == 1
+    assert steps["tampering"]["ok"] is False
+    assert steps["tampering"]["failure"]["position"] == 5
+    assert "expected stream session/trip-42" in steps["optimistic concurrency"]["conflict"]
+    human = ctxledger("demo")
+    assert human.returncode == 0, human.stderr
+    assert "tampering" in human.stdout
+
+
+def test_help_lists_every_command() -> None:
+    result = ctxledger("--help")
+    assert result.returncode == 0
+    for command in ("append", "demo", "erase", "log", "streams", "tenants", "verify"):
+        assert command in result.stdout

@@ -1,0 +1,13 @@
+"""docs/cli.md is the CLI's own --help, and every command is documented."""
+
+from __future__ import annotations
+
+from tests.conftest import ROOT
+from tests.projections.cli_reference import render
+
+
+def test_cli_reference_is_current() -> None:
+    page = (ROOT / "docs" / "cli.md").read_text(encoding="utf-8")
+    assert page == render(), (
+        "docs/cli.md is stale: python -m tests.projections.cli_reference > docs/cli.md"
+    )
