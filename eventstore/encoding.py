@@ -1,27 +1,27 @@
 """Canonical JSON: the exact bytes that are stored and hashed (hash spec v1, docs/hash-spec.md).
 
 Canonical form: UTF-8, object keys sorted by Unicode code point, no insignificant white space,
-no NaN or Infinity, strings with only the escapes JSON requires (``"``, ``\\``, and U+0000 to
-U+001F), everything else written as itself. Pure: no I/O.
+no NaN or Infinity, integers within 64 bits, strings with only the escapes JSON requires (``"``,
+``\\``, and U+0000 to U+001F), everything else written as itself, floats in their shortest
+round-trip form. The bytes are produced by orjson (about ten times faster than the standard
+library here, which decides the throughput of batched appends); a walk over the value first
+refuses what JSON cannot hold exactly and names where it is. Pure: no I/O.
 """
 
 from __future__ import annotations
 
-import json
 import math
 from collections.abc import Mapping
 from typing import Any
 
+import orjson
+
 from eventstore.errors import EventValidationError
 
-__all__ = ["MAX_DEPTH", "canonical_json", "check_json_value", "decode_json"]
-
-_encoder = json.JSONEncoder(
-    ensure_ascii=False, allow_nan=False, sort_keys=True, separators=(",", ":"), check_circular=True
-)
-
+__all__ = ["MAX_DEPTH", "canonical_json", "check_json_value", "decode_json", "encode_trusted"]
 
 MAX_DEPTH = 100
+_INT_MIN, _INT_MAX = -(2**63), 2**64 - 1
 
 
 def check_json_value(value: Any, path: str = "$", depth: int = 0) -> None:
@@ -35,7 +35,24 @@ def check_json_value(value: Any, path: str = "$", depth: int = 0) -> None:
             f"{path[:80]}… is nested more than {MAX_DEPTH} levels deep (or refers to itself): "
             f"flatten the data"
         )
-    if value is None or isinstance(value, (bool, int, str)):
+    kind = type(value)
+    # Exact-type fast paths for the common case; subclasses take the isinstance route below.
+    if kind is str or kind is bool or value is None:
+        return
+    if kind is dict:
+        for key, item in value.items():
+            if type(key) is not str:
+                _bad_key(path, key)
+            check_json_value(item, f"{path}.{key}", depth + 1)
+        return
+    if isinstance(value, (bool, str)):
+        return
+    if isinstance(value, int):
+        if not _INT_MIN <= value <= _INT_MAX:
+            raise EventValidationError(
+                f"{path} is {value}, outside the 64-bit range JSON numbers are kept in "
+                f"(-2**63 to 2**64-1): store it as a string"
+            )
         return
     if isinstance(value, float):
         if not math.isfinite(value):
@@ -46,10 +63,7 @@ def check_json_value(value: Any, path: str = "$", depth: int = 0) -> None:
     if isinstance(value, Mapping):
         for key, item in value.items():
             if not isinstance(key, str):
-                raise EventValidationError(
-                    f"{path} has a key {key!r} of type {type(key).__name__}: JSON object keys "
-                    f"must be strings; convert the key with str() before appending"
-                )
+                _bad_key(path, key)
             check_json_value(item, f"{path}.{key}", depth + 1)
         return
     if isinstance(value, (list, tuple)):
@@ -62,6 +76,13 @@ def check_json_value(value: Any, path: str = "$", depth: int = 0) -> None:
     )
 
 
+def _bad_key(path: str, key: object) -> None:
+    raise EventValidationError(
+        f"{path} has a key {key!r} of type {type(key).__name__}: JSON object keys must be "
+        f"strings; convert the key with str() before appending"
+    )
+
+
 def canonical_json(value: Any) -> bytes:
     """Return the canonical JSON bytes of ``value``.
 
@@ -70,11 +91,23 @@ def canonical_json(value: Any) -> bytes:
     """
     check_json_value(value)
     try:
-        return _encoder.encode(value).encode("utf-8")
-    except (ValueError, UnicodeEncodeError) as error:  # lone surrogates, circular references
-        raise EventValidationError(f"value cannot be encoded as canonical JSON: {error}") from error
+        return orjson.dumps(value, option=orjson.OPT_SORT_KEYS)
+    except orjson.JSONEncodeError as error:  # lone surrogates, integers beyond 64 bits
+        raise EventValidationError(
+            f"value cannot be encoded as canonical JSON ({error}): strings must be valid "
+            f"Unicode and integers must fit in 64 bits (store larger numbers as strings)"
+        ) from error
+
+
+def encode_trusted(value: dict[str, Any]) -> bytes:
+    """Canonical JSON of a value built by ctxledger itself (only str, int, None): no walk."""
+    return orjson.dumps(value, option=orjson.OPT_SORT_KEYS)
 
 
 def decode_json(payload: bytes) -> Any:
-    """Decode stored canonical JSON bytes."""
-    return json.loads(payload)
+    """Decode stored canonical JSON bytes.
+
+    Raises:
+        ValueError: the bytes are not JSON.
+    """
+    return orjson.loads(payload)

@@ -8,7 +8,6 @@ lives as long as the process; use it for tests and short-lived agents.
 from __future__ import annotations
 
 import asyncio
-import dataclasses
 from collections.abc import Sequence
 
 from eventstore.errors import ConcurrencyError
@@ -157,7 +156,7 @@ class MemoryRecorder:
             tenant = self._tenants[tenant_id]
             for event_id in to_erase:
                 _, index = self._by_id[event_id]
-                tenant.log[index] = dataclasses.replace(
-                    tenant.log[index], payload=None, salt=None, erased_by=erasure.position
+                tenant.log[index] = tenant.log[index]._replace(
+                    payload=None, salt=None, erased_by=erasure.position
                 )
             return ErasureOutcome(erasure, to_erase, already)

@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
+from typing import NamedTuple
 
 from eventstore.errors import ErasureError, EventNotFoundError, IdempotencyConflict
 from eventstore.hashing import event_hash, genesis_hash, header_bytes
@@ -37,8 +38,7 @@ def timestamp_now() -> str:
     return datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
 
 
-@dataclass(frozen=True, slots=True)
-class PendingEvent:
+class PendingEvent(NamedTuple):
     """An event ready to be chained: everything that does not depend on the log's state."""
 
     event_id: str
@@ -50,9 +50,12 @@ class PendingEvent:
     payload_hash: bytes
 
 
-@dataclass(frozen=True, slots=True)
-class StoredEvent:
-    """One event exactly as stored: envelope columns plus payload and salt (``None`` if erased)."""
+class StoredEvent(NamedTuple):
+    """One event exactly as stored: envelope columns plus payload and salt (``None`` if erased).
+
+    A NamedTuple rather than a frozen dataclass: it is built for every row read or written,
+    and constructs several times faster while staying immutable.
+    """
 
     tenant_id: str
     stream_id: str

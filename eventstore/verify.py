@@ -12,12 +12,12 @@ after a broken link is unverifiable anyway.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 
 from pydantic import BaseModel, ConfigDict
 
+from eventstore.encoding import decode_json
 from eventstore.hashing import event_hash, genesis_hash, header_bytes, payload_hash
 from eventstore.records import ERASURE_EVENT_TYPE, ERASURE_STREAM, StoredEvent, StreamHead
 
@@ -279,7 +279,7 @@ class ChainVerifier:
     def _record_erasure(self, event: StoredEvent) -> None:
         assert event.payload is not None
         try:
-            named = json.loads(event.payload)["event_ids"]
+            named = decode_json(event.payload)["event_ids"]
         except (ValueError, KeyError, TypeError):
             self._fail_event(event, "PayloadErased payload does not name event_ids")
             return
@@ -321,6 +321,26 @@ class ChainVerifier:
 
 
 def _malformed(event: StoredEvent, tenant_id: str) -> str | None:
+    # One cheap test for the common, well-formed row; the detailed walk only on failure.
+    if (
+        event.tenant_id == tenant_id
+        and type(event.version) is int
+        and type(event.position) is int
+        and type(event.schema_version) is int
+        and type(event.stream_id) is str
+        and type(event.type) is str
+        and type(event.recorded_at) is str
+        and (event.actor is None or type(event.actor) is str)
+        and type(event.payload_hash) is bytes
+        and type(event.prev_hash) is bytes
+        and type(event.hash) is bytes
+        and len(event.payload_hash) == len(event.prev_hash) == len(event.hash) == 32
+    ):
+        return None
+    return _describe_malformed(event, tenant_id)
+
+
+def _describe_malformed(event: StoredEvent, tenant_id: str) -> str | None:
     if event.tenant_id != tenant_id:
         return f"event belongs to tenant {event.tenant_id!r}, not {tenant_id!r}"
     for name in ("version", "position", "schema_version"):

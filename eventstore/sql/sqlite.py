@@ -21,7 +21,6 @@ import sqlite3
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, Final, TypeVar
-from uuid import UUID
 
 from sqlalchemy import event as sa_event
 from sqlalchemy import func, select
@@ -38,6 +37,7 @@ from eventstore.errors import (
     SchemaVersionError,
     StorageError,
 )
+from eventstore.ids import id_bytes, id_text
 from eventstore.recorder import AppendOutcome, ErasureOutcome, LogSnapshot, MakeErasure
 from eventstore.records import (
     ERASURE_STREAM,
@@ -102,6 +102,9 @@ _SELECT_EVENTS = select(*_EVENT_COLUMNS).select_from(
         (erasures.c.event_id == events.c.event_id) & (erasures.c.tenant_id == events.c.tenant_id),
     )
 )
+
+
+assert [column.name for column in _EVENT_COLUMNS] == list(StoredEvent._fields)
 
 
 class _Sql:
@@ -182,35 +185,9 @@ def _statements() -> _Sql:
     return _compiled
 
 
-def _uuid_text(raw: object) -> str:
-    if isinstance(raw, bytes) and len(raw) == 16:
-        return str(UUID(bytes=raw))
-    # A tampered id: keep something printable so verification can name it.
-    return f"invalid-event-id:{raw!r}"
-
-
 def _stored(row: Sequence[Any]) -> StoredEvent:
-    return StoredEvent(
-        tenant_id=row[0],
-        stream_id=row[1],
-        version=row[2],
-        position=row[3],
-        event_id=_uuid_text(row[4]),
-        type=row[5],
-        schema_version=row[6],
-        recorded_at=row[7],
-        actor=row[8],
-        payload_hash=row[9],
-        prev_hash=row[10],
-        hash=row[11],
-        payload=row[12],
-        salt=row[13],
-        erased_by=row[14],
-    )
-
-
-def _id_bytes(event_id: str) -> bytes:
-    return UUID(event_id).bytes
+    # Positional: the select list follows StoredEvent's field order (checked at import below).
+    return StoredEvent(*row[:4], id_text(row[4]), *row[5:])  # type: ignore[call-arg]
 
 
 class SqliteRecorder:
@@ -512,7 +489,7 @@ def _events_by_id(
     found: list[StoredEvent] = []
     unique = list(dict.fromkeys(event_ids))
     for start in range(0, len(unique), _ID_CHUNK):
-        chunk = [_id_bytes(event_id) for event_id in unique[start : start + _ID_CHUNK]]
+        chunk = [id_bytes(event_id) for event_id in unique[start : start + _ID_CHUNK]]
         statement = sql.events_by_id.format(marks=",".join("?" * len(chunk)))
         found.extend(_stored(row) for row in db.execute(statement, chunk))
     return [event for event in found if event.tenant_id == tenant_id]
@@ -522,7 +499,7 @@ def _all_events_by_id(db: sqlite3.Connection, event_ids: list[str]) -> dict[str,
     sql = _statements()
     found: dict[str, StoredEvent] = {}
     for start in range(0, len(event_ids), _ID_CHUNK):
-        chunk = [_id_bytes(event_id) for event_id in event_ids[start : start + _ID_CHUNK]]
+        chunk = [id_bytes(event_id) for event_id in event_ids[start : start + _ID_CHUNK]]
         statement = sql.events_by_id.format(marks=",".join("?" * len(chunk)))
         for row in db.execute(statement, chunk):
             event = _stored(row)
@@ -600,7 +577,7 @@ def _append_locked(
         raise ConcurrencyError(tenant_id, stream_id, head.version, int(actual or 0)) from error
     db.executemany(
         sql.insert_payload,
-        [(_id_bytes(event.event_id), tenant_id, event.salt, event.payload) for event in stored],
+        [(id_bytes(event.event_id), tenant_id, event.salt, event.payload) for event in stored],
     )
     last = stored[-1]
     db.execute(sql.upsert_stream_head, (tenant_id, stream_id, last.version, last.hash))
@@ -615,7 +592,7 @@ def _event_row(event: StoredEvent) -> tuple[Any, ...]:
         event.position,
         event.stream_id,
         event.version,
-        _id_bytes(event.event_id),
+        id_bytes(event.event_id),
         event.type,
         event.schema_version,
         event.recorded_at,
@@ -636,7 +613,7 @@ def _erase_locked(
         return ErasureOutcome(None, [], already)
     outcome = _append_locked(db, tenant_id, ERASURE_STREAM, None, [make_erasure(to_erase)])
     erasure = outcome.events[0]
-    ids = [_id_bytes(event_id) for event_id in to_erase]
+    ids = [id_bytes(event_id) for event_id in to_erase]
     db.executemany(sql.insert_erasure, [(raw, tenant_id, erasure.position) for raw in ids])
     db.executemany(sql.delete_payload, [(raw,) for raw in ids])
     return ErasureOutcome(erasure, to_erase, already)

@@ -1,0 +1,40 @@
+"""The benchmark script keeps working (its figures are recorded in docs/benchmarks.md)."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+from tests.conftest import ROOT
+
+
+def test_benchmark_quick_run_prints_every_figure() -> None:
+    result = subprocess.run(
+        [sys.executable, "-m", "tests.benchmarks.bench_eventstore", "--quick"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
+    assert result.returncode == 0, result.stderr
+    for fragment in (
+        "single durable append",
+        "bare SQLAlchemy async",
+        "batches of 100",
+        "verify of 2000 events",
+        "stored bytes per event",
+        "targets:",
+    ):
+        assert fragment in result.stdout
+
+
+def test_payloads_are_one_to_two_kilobytes() -> None:
+    from eventstore.encoding import canonical_json
+    from tests.benchmarks.bench_eventstore import make_messages
+
+    messages = make_messages(500)
+    sizes = [len(canonical_json(message)) for message in messages]
+    assert min(sizes) >= 1024
+    assert max(sizes) <= 2048
+    assert sum("tool_calls" in message for message in messages) == 100
