@@ -20,8 +20,8 @@ from eventstore.records import (
     chain_events,
     match_retry,
     plan_erasure,
-    timestamp_now,
 )
+from eventstore.timestamps import timestamp_now
 
 __all__ = ["MemoryRecorder"]
 

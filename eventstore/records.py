@@ -10,7 +10,6 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from datetime import UTC, datetime
 from typing import NamedTuple
 
 from eventstore.errors import ErasureError, EventNotFoundError, IdempotencyConflict
@@ -25,17 +24,11 @@ __all__ = [
     "chain_events",
     "match_retry",
     "plan_erasure",
-    "timestamp_now",
 ]
 
 #: The reserved stream that holds a tenant's ``PayloadErased`` events.
 ERASURE_STREAM = "ledger/erasures"
 ERASURE_EVENT_TYPE = "PayloadErased"
-
-
-def timestamp_now() -> str:
-    """The current UTC time in the one text form that is stored and hashed."""
-    return datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
 
 
 class PendingEvent(NamedTuple):

@@ -13,7 +13,7 @@ from types import TracebackType
 from typing import Any, Self
 from uuid import UUID
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, ValidationError
 from uuid_utils.compat import uuid7
 
 from eventstore.encoding import canonical_json, decode_json
@@ -480,23 +480,30 @@ class EventStore:
             self.registry.lookup(event.type)
         # Validating construction: pydantic-core parses the id and time faster than
         # model_construct() assembles pre-built objects.
-        return RecordedEvent(
-            tenant_id=event.tenant_id,
-            stream_id=event.stream_id,
-            version=event.version,
-            position=event.position,
-            event_id=event.event_id,  # type: ignore[arg-type]
-            type=event.type,
-            schema_version=event.schema_version,
-            recorded_at=event.recorded_at,  # type: ignore[arg-type]
-            actor=event.actor,
-            payload_hash=event.payload_hash.hex(),
-            prev_hash=event.prev_hash.hex(),
-            hash=event.hash.hex(),
-            data=data,
-            data_schema_version=version,
-            erased_by=event.erased_by,
-        )
+        try:
+            return RecordedEvent(
+                tenant_id=event.tenant_id,
+                stream_id=event.stream_id,
+                version=event.version,
+                position=event.position,
+                event_id=event.event_id,  # type: ignore[arg-type]
+                type=event.type,
+                schema_version=event.schema_version,
+                recorded_at=event.recorded_at,  # type: ignore[arg-type]
+                actor=event.actor,
+                payload_hash=event.payload_hash.hex(),
+                prev_hash=event.prev_hash.hex(),
+                hash=event.hash.hex(),
+                data=data,
+                data_schema_version=version,
+                erased_by=event.erased_by,
+            )
+        except ValidationError as error:
+            raise StorageError(
+                f"event at position {event.position} of tenant {event.tenant_id} has a "
+                f"malformed envelope ({error.error_count()} problems): the database was edited; "
+                f"run 'ctxledger verify --tenant {event.tenant_id}'"
+            ) from error
 
     def _wake(self, tenant_id: str) -> None:
         wakeup = self._wakeups.pop(tenant_id, None)

@@ -47,7 +47,6 @@ from eventstore.records import (
     chain_events,
     match_retry,
     plan_erasure,
-    timestamp_now,
 )
 from eventstore.sql.schema import (
     SCHEMA_VERSION,
@@ -60,6 +59,7 @@ from eventstore.sql.schema import (
     stream_heads,
     tenant_heads,
 )
+from eventstore.timestamps import format_micros, parse_timestamp, timestamp_now
 
 __all__ = ["SYNCHRONOUS_MODES", "SqliteRecorder"]
 
@@ -187,7 +187,18 @@ def _statements() -> _Sql:
 
 def _stored(row: Sequence[Any]) -> StoredEvent:
     # Positional: the select list follows StoredEvent's field order (checked at import below).
-    return StoredEvent(*row[:4], id_text(row[4]), *row[5:])  # type: ignore[call-arg]
+    return StoredEvent(*row[:4], id_text(row[4]), *row[5:7], _recorded_text(row[7]), *row[8:])  # type: ignore[call-arg]
+
+
+def _recorded_text(micros: Any) -> Any:
+    # An edited column (another type, a time out of range) is passed on as it is, for
+    # verification to report as malformed.
+    if type(micros) is int:
+        try:
+            return format_micros(micros)
+        except (OverflowError, ValueError):
+            return micros
+    return micros
 
 
 class SqliteRecorder:
@@ -595,7 +606,7 @@ def _event_row(event: StoredEvent) -> tuple[Any, ...]:
         id_bytes(event.event_id),
         event.type,
         event.schema_version,
-        event.recorded_at,
+        parse_timestamp(event.recorded_at),
         event.actor,
         event.payload_hash,
         event.prev_hash,

@@ -7,6 +7,7 @@ import json
 import re
 import sqlite3
 import uuid
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -97,6 +98,9 @@ def independent_verify(database: Path, tenant_id: str) -> int:
             )
         )
         envelope["event_id"] = str(uuid.UUID(bytes=envelope["event_id"]))
+        # §1: stored as integer microseconds since the epoch, hashed as text.
+        moment = datetime(1970, 1, 1, tzinfo=UTC) + timedelta(microseconds=envelope["recorded_at"])
+        envelope["recorded_at"] = moment.strftime("%Y-%m-%dT%H:%M:%S.%fZ")
         salt, payload = row[12], row[13]
         assert envelope["position"] == expected_position
         version, previous = heads.get(
