@@ -19,6 +19,7 @@ translated at exactly one seam per backend and chained with ``raise ... from``.
     ├── TenantIsolationError          an operation would cross a tenant boundary
     ├── VerificationError             ``verify`` found tampering (raised by ``verify_or_raise``)
     └── StorageError                  the database failed, cannot be opened, or is misconfigured
+        ├── LockTimeoutError          a tenant's append lock was not granted in time
         └── UnsupportedDatabaseError  the URL names a backend ctxledger does not provide
 
 Messages say what happened, what was expected and what was found, and what to do next.
@@ -34,6 +35,7 @@ __all__ = [
     "IdempotencyConflict",
     "InvalidNameError",
     "LedgerError",
+    "LockTimeoutError",
     "PayloadTooLargeError",
     "SchemaVersionError",
     "StorageError",
@@ -151,6 +153,17 @@ class VerificationError(LedgerError):
 
 class StorageError(LedgerError):
     """The database failed, could not be opened, or is not set up as ctxledger needs."""
+
+
+class LockTimeoutError(StorageError):
+    """Another writer held the tenant's append lock longer than the lock timeout."""
+
+    def __init__(self, tenant_id: str, detail: str) -> None:
+        self.tenant_id = tenant_id
+        super().__init__(
+            f"the append lock of tenant {tenant_id} was not granted within the lock timeout "
+            f"({detail}): another writer holds it; retry, or raise lock_timeout"
+        )
 
 
 class UnsupportedDatabaseError(StorageError):

@@ -86,6 +86,8 @@ class EventStore:
         synchronous: str = "FULL",
         busy_timeout: float = 5.0,
         create: bool = True,
+        lock_timeout: float | None = 10.0,
+        row_level_security: bool = False,
     ) -> EventStore:
         """Create a store for a database URL; the database is opened on first use.
 
@@ -96,12 +98,20 @@ class EventStore:
             busy_timeout: seconds a SQLite writer waits for another process's lock.
             create: create the database if it does not exist (default). Pass False in tools
                 that only read or verify, so a mistyped path is an error, not a new empty log.
+            lock_timeout: PostgreSQL: seconds an append waits for its tenant's lock.
+            row_level_security: PostgreSQL: enforce tenant isolation in the server too (see
+                docs/operations-postgres.md).
 
         Raises:
             UnsupportedDatabaseError: the URL names a backend ctxledger does not provide.
         """
         recorder = recorder_for_url(
-            url, synchronous=synchronous, busy_timeout=busy_timeout, create=create
+            url,
+            synchronous=synchronous,
+            busy_timeout=busy_timeout,
+            create=create,
+            lock_timeout=lock_timeout,
+            row_level_security=row_level_security,
         )
         return cls(recorder, registry=registry, max_payload_bytes=max_payload_bytes)
 

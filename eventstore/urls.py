@@ -15,6 +15,7 @@ from eventstore.sql.sqlite import SqliteRecorder
 __all__ = ["SUPPORTED_URLS", "recorder_for_url"]
 
 SUPPORTED_URLS = (
+    "postgresql+asyncpg://user:password@host:5432/database",
     "sqlite+aiosqlite:///path/to/ledger.db",
     "sqlite:///path/to/ledger.db",
     "path/to/ledger.db",
@@ -28,6 +29,8 @@ def recorder_for_url(
     synchronous: str = "FULL",
     busy_timeout: float = 5.0,
     create: bool = True,
+    lock_timeout: float | None = 10.0,
+    row_level_security: bool = False,
 ) -> Recorder:
     """The recorder a URL names.
 
@@ -47,6 +50,18 @@ def recorder_for_url(
         parsed = make_url(text)
     except ArgumentError as error:
         raise UnsupportedDatabaseError(_unsupported(text, str(error))) from error
+    if parsed.drivername in ("postgresql", "postgresql+asyncpg", "postgres"):
+        from eventstore.sql.postgres import PostgresRecorder  # asyncpg is an optional extra
+
+        asyncpg_url = parsed.set(drivername="postgresql+asyncpg").render_as_string(
+            hide_password=False
+        )
+        return PostgresRecorder(
+            asyncpg_url,
+            create=create,
+            lock_timeout=lock_timeout,
+            row_level_security=row_level_security,
+        )
     if parsed.drivername in ("sqlite", "sqlite+aiosqlite"):
         if not parsed.database:
             raise UnsupportedDatabaseError(_unsupported(text, "it names no database file"))

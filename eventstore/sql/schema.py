@@ -16,6 +16,7 @@ Tables:
 from __future__ import annotations
 
 from sqlalchemy import (
+    BigInteger,
     Column,
     Index,
     Integer,
@@ -28,6 +29,8 @@ from sqlalchemy import (
 )
 
 __all__ = [
+    "BIG",
+    "POSTGRES_DDL",
     "SCHEMA_VERSION",
     "SQLITE_TRIGGERS",
     "erasures",
@@ -44,17 +47,20 @@ SCHEMA_VERSION = 1
 
 metadata = MetaData()
 
+#: 64-bit integers; SQLite's INTEGER already is one (and keeps its rowid semantics).
+BIG = BigInteger().with_variant(Integer, "sqlite")
+
 events = Table(
     "events",
     metadata,
     Column("tenant_id", Text, nullable=False),
-    Column("position", Integer, nullable=False),
+    Column("position", BIG, nullable=False),
     Column("stream_id", Text, nullable=False),
-    Column("version", Integer, nullable=False),
+    Column("version", BIG, nullable=False),
     Column("event_id", LargeBinary, nullable=False),
     Column("type", Text, nullable=False),
     Column("schema_version", Integer, nullable=False),
-    Column("recorded_at", Integer, nullable=False),  # microseconds since the epoch, UTC
+    Column("recorded_at", BIG, nullable=False),  # microseconds since the epoch, UTC
     Column("actor", Text, nullable=True),
     Column("payload_hash", LargeBinary, nullable=False),
     Column("prev_hash", LargeBinary, nullable=False),
@@ -81,7 +87,7 @@ erasures = Table(
     metadata,
     Column("event_id", LargeBinary, primary_key=True),
     Column("tenant_id", Text, nullable=False),
-    Column("erased_by", Integer, nullable=False),
+    Column("erased_by", BIG, nullable=False),
     sqlite_with_rowid=False,
 )
 
@@ -90,7 +96,7 @@ stream_heads = Table(
     metadata,
     Column("tenant_id", Text, nullable=False),
     Column("stream_id", Text, nullable=False),
-    Column("version", Integer, nullable=False),
+    Column("version", BIG, nullable=False),
     Column("hash", LargeBinary, nullable=False),
     PrimaryKeyConstraint("tenant_id", "stream_id", name="stream_heads_pk"),
     sqlite_with_rowid=False,
@@ -100,7 +106,7 @@ tenant_heads = Table(
     "tenant_heads",
     metadata,
     Column("tenant_id", Text, primary_key=True),
-    Column("position", Integer, nullable=False),
+    Column("position", BIG, nullable=False),
     sqlite_with_rowid=False,
 )
 
@@ -153,4 +159,59 @@ SQLITE_TRIGGERS: tuple[str, ...] = (
         "NEW.position <= OLD.position OR NEW.tenant_id IS NOT OLD.tenant_id",
     ),
     _refuse("tenant_heads_no_delete", "DELETE", "tenant_heads", "tenant heads are kept"),
+)
+
+
+def _pg_refuse(name: str, table: str, when: str, message: str) -> str:
+    return (
+        f"DROP TRIGGER IF EXISTS {name} ON {table};\n"
+        f"CREATE TRIGGER {name} {when} ON {table} FOR EACH "
+        f"{'STATEMENT' if 'TRUNCATE' in when else 'ROW'} "
+        f"EXECUTE FUNCTION ctxledger_refuse('{message}')"
+    )
+
+
+#: PostgreSQL functions, triggers and row-level-security policies (run after the tables).
+POSTGRES_DDL: tuple[str, ...] = (
+    """CREATE OR REPLACE FUNCTION ctxledger_refuse() RETURNS trigger LANGUAGE plpgsql AS $$
+    BEGIN
+        RAISE EXCEPTION 'ctxledger: %', TG_ARGV[0] USING ERRCODE = 'restrict_violation';
+    END $$""",
+    """CREATE OR REPLACE FUNCTION ctxledger_payload_delete() RETURNS trigger LANGUAGE plpgsql AS $$
+    BEGIN
+        IF NOT EXISTS (SELECT 1 FROM erasures WHERE erasures.event_id = OLD.event_id) THEN
+            RAISE EXCEPTION 'ctxledger: a payload may be deleted only by a recorded erasure'
+                USING ERRCODE = 'restrict_violation';
+        END IF;
+        RETURN OLD;
+    END $$""",
+    _pg_refuse("events_append_only", "events", "BEFORE UPDATE OR DELETE", "events are append-only"),
+    _pg_refuse("events_no_truncate", "events", "BEFORE TRUNCATE", "events are append-only"),
+    _pg_refuse("payloads_no_update", "payloads", "BEFORE UPDATE", "payloads are immutable"),
+    _pg_refuse("payloads_no_truncate", "payloads", "BEFORE TRUNCATE", "payloads are immutable"),
+    "DROP TRIGGER IF EXISTS payloads_delete_only_erased ON payloads;\n"
+    "CREATE TRIGGER payloads_delete_only_erased BEFORE DELETE ON payloads FOR EACH ROW "
+    "EXECUTE FUNCTION ctxledger_payload_delete()",
+    _pg_refuse(
+        "erasures_append_only", "erasures", "BEFORE UPDATE OR DELETE", "erasures are append-only"
+    ),
+    _pg_refuse("erasures_no_truncate", "erasures", "BEFORE TRUNCATE", "erasures are append-only"),
+    "DROP TRIGGER IF EXISTS stream_heads_forward_only ON stream_heads;\n"
+    "CREATE TRIGGER stream_heads_forward_only BEFORE UPDATE ON stream_heads FOR EACH ROW "
+    "WHEN (NEW.version <= OLD.version OR NEW.tenant_id IS DISTINCT FROM OLD.tenant_id "
+    "OR NEW.stream_id IS DISTINCT FROM OLD.stream_id) "
+    "EXECUTE FUNCTION ctxledger_refuse('stream heads only move forward')",
+    _pg_refuse("stream_heads_no_delete", "stream_heads", "BEFORE DELETE", "stream heads are kept"),
+    "DROP TRIGGER IF EXISTS tenant_heads_forward_only ON tenant_heads;\n"
+    "CREATE TRIGGER tenant_heads_forward_only BEFORE UPDATE ON tenant_heads FOR EACH ROW "
+    "WHEN (NEW.position <= OLD.position OR NEW.tenant_id IS DISTINCT FROM OLD.tenant_id) "
+    "EXECUTE FUNCTION ctxledger_refuse('tenant heads only move forward')",
+    _pg_refuse("tenant_heads_no_delete", "tenant_heads", "BEFORE DELETE", "tenant heads are kept"),
+    *(
+        f"DROP POLICY IF EXISTS {table}_tenant ON {table};\n"
+        f"CREATE POLICY {table}_tenant ON {table} "
+        f"USING (tenant_id = current_setting('ctxledger.tenant', true)) "
+        f"WITH CHECK (tenant_id = current_setting('ctxledger.tenant', true))"
+        for table in ("events", "payloads", "erasures", "stream_heads", "tenant_heads")
+    ),
 )

@@ -37,7 +37,7 @@ from eventstore.errors import (
     SchemaVersionError,
     StorageError,
 )
-from eventstore.ids import id_bytes, id_text
+from eventstore.ids import id_bytes
 from eventstore.recorder import AppendOutcome, ErasureOutcome, LogSnapshot, MakeErasure
 from eventstore.records import (
     ERASURE_STREAM,
@@ -48,6 +48,7 @@ from eventstore.records import (
     match_retry,
     plan_erasure,
 )
+from eventstore.sql.rows import SELECT_EVENTS, event_row, stored_event
 from eventstore.sql.schema import (
     SCHEMA_VERSION,
     SQLITE_TRIGGERS,
@@ -59,7 +60,7 @@ from eventstore.sql.schema import (
     stream_heads,
     tenant_heads,
 )
-from eventstore.timestamps import format_micros, parse_timestamp, timestamp_now
+from eventstore.timestamps import timestamp_now
 
 __all__ = ["SYNCHRONOUS_MODES", "SqliteRecorder"]
 
@@ -74,39 +75,6 @@ def _sql(statement: ClauseElement) -> str:
     return str(statement.compile(dialect=_DIALECT))
 
 
-_EVENT_COLUMNS = [
-    events.c.tenant_id,
-    events.c.stream_id,
-    events.c.version,
-    events.c.position,
-    events.c.event_id,
-    events.c.type,
-    events.c.schema_version,
-    events.c.recorded_at,
-    events.c.actor,
-    events.c.payload_hash,
-    events.c.prev_hash,
-    events.c.hash,
-    payloads.c.payload,
-    payloads.c.salt,
-    erasures.c.erased_by,
-]
-# Joining on the tenant too means a payload or erasure row edited to another tenant no longer
-# belongs to the event, which verification then reports.
-_SELECT_EVENTS = select(*_EVENT_COLUMNS).select_from(
-    events.outerjoin(
-        payloads,
-        (payloads.c.event_id == events.c.event_id) & (payloads.c.tenant_id == events.c.tenant_id),
-    ).outerjoin(
-        erasures,
-        (erasures.c.event_id == events.c.event_id) & (erasures.c.tenant_id == events.c.tenant_id),
-    )
-)
-
-
-assert [column.name for column in _EVENT_COLUMNS] == list(StoredEvent._fields)
-
-
 class _Sql:
     """The statements the recorder runs, compiled once (lazily: nothing happens at import)."""
 
@@ -116,25 +84,25 @@ class _Sql:
         self.insert_payload = _sql(payloads.insert())
         self.insert_erasure = _sql(erasures.insert())
         self.delete_payload = _sql(payloads.delete().where(payloads.c.event_id == "?"))
-        self.events_by_id = _sql(_SELECT_EVENTS) + " WHERE events.event_id IN ({marks})"
+        self.events_by_id = _sql(SELECT_EVENTS) + " WHERE events.event_id IN ({marks})"
         self.stream = _sql(
-            _SELECT_EVENTS.where(e.tenant_id == "?", e.stream_id == "?", e.version >= "?").order_by(
+            SELECT_EVENTS.where(e.tenant_id == "?", e.stream_id == "?", e.version >= "?").order_by(
                 e.version
             )
         )
         self.stream_upto = _sql(
-            _SELECT_EVENTS.where(
+            SELECT_EVENTS.where(
                 e.tenant_id == "?", e.stream_id == "?", e.version >= "?", e.version <= "?"
             ).order_by(e.version)
         )
         # LIMIT is appended by hand: SQLite's compiler would add an OFFSET parameter too.
         self.log = (
-            _sql(_SELECT_EVENTS.where(e.tenant_id == "?", e.position > "?").order_by(e.position))
+            _sql(SELECT_EVENTS.where(e.tenant_id == "?", e.position > "?").order_by(e.position))
             + " LIMIT ?"
         )
         self.log_upto = (
             _sql(
-                _SELECT_EVENTS.where(
+                SELECT_EVENTS.where(
                     e.tenant_id == "?", e.position > "?", e.position <= "?"
                 ).order_by(e.position)
             )
@@ -183,22 +151,6 @@ def _statements() -> _Sql:
     if _compiled is None:
         _compiled = _Sql()
     return _compiled
-
-
-def _stored(row: Sequence[Any]) -> StoredEvent:
-    # Positional: the select list follows StoredEvent's field order (checked at import below).
-    return StoredEvent(*row[:4], id_text(row[4]), *row[5:7], _recorded_text(row[7]), *row[8:])  # type: ignore[call-arg]
-
-
-def _recorded_text(micros: Any) -> Any:
-    # An edited column (another type, a time out of range) is passed on as it is, for
-    # verification to report as malformed.
-    if type(micros) is int:
-        try:
-            return format_micros(micros)
-        except (OverflowError, ValueError):
-            return micros
-    return micros
 
 
 class SqliteRecorder:
@@ -490,7 +442,7 @@ def _in_read_transaction(fn: Callable[..., T]) -> Callable[..., T]:
 def _fetch(
     db: sqlite3.Connection, statement: str, parameters: tuple[Any, ...]
 ) -> list[StoredEvent]:
-    return [_stored(row) for row in db.execute(statement, parameters)]
+    return [stored_event(row) for row in db.execute(statement, parameters)]
 
 
 def _events_by_id(
@@ -502,7 +454,7 @@ def _events_by_id(
     for start in range(0, len(unique), _ID_CHUNK):
         chunk = [id_bytes(event_id) for event_id in unique[start : start + _ID_CHUNK]]
         statement = sql.events_by_id.format(marks=",".join("?" * len(chunk)))
-        found.extend(_stored(row) for row in db.execute(statement, chunk))
+        found.extend(stored_event(row) for row in db.execute(statement, chunk))
     return [event for event in found if event.tenant_id == tenant_id]
 
 
@@ -513,7 +465,7 @@ def _all_events_by_id(db: sqlite3.Connection, event_ids: list[str]) -> dict[str,
         chunk = [id_bytes(event_id) for event_id in event_ids[start : start + _ID_CHUNK]]
         statement = sql.events_by_id.format(marks=",".join("?" * len(chunk)))
         for row in db.execute(statement, chunk):
-            event = _stored(row)
+            event = stored_event(row)
             found[event.event_id] = event
     return found
 
@@ -577,7 +529,7 @@ def _append_locked(
     position = _tenant_position(db, tenant_id)
     stored = chain_events(head, position, pending, timestamp_now())
     try:
-        db.executemany(sql.insert_event, [_event_row(event) for event in stored])
+        db.executemany(sql.insert_event, [event_row(event) for event in stored])
     except sqlite3.IntegrityError as error:
         # Only reachable if the heads disagree with the events table (a damaged database):
         # BEGIN IMMEDIATE holds the write lock, so no other writer can have moved the stream.
@@ -594,24 +546,6 @@ def _append_locked(
     db.execute(sql.upsert_stream_head, (tenant_id, stream_id, last.version, last.hash))
     db.execute(sql.upsert_tenant_head, (tenant_id, last.position))
     return AppendOutcome(stored, written=True)
-
-
-def _event_row(event: StoredEvent) -> tuple[Any, ...]:
-    # Column order of schema.events.
-    return (
-        event.tenant_id,
-        event.position,
-        event.stream_id,
-        event.version,
-        id_bytes(event.event_id),
-        event.type,
-        event.schema_version,
-        parse_timestamp(event.recorded_at),
-        event.actor,
-        event.payload_hash,
-        event.prev_hash,
-        event.hash,
-    )
 
 
 def _erase_locked(

@@ -1,4 +1,5 @@
-"""Backends for the eventstore contract suite: the memory reference and a SQLite file."""
+"""Backends for the eventstore contract suite: the memory reference, a SQLite file, and a
+database on a real PostgreSQL server."""
 
 from __future__ import annotations
 
@@ -8,17 +9,9 @@ from pathlib import Path
 import pytest
 
 from eventstore import EventStore
+from tests.postgres import fresh_database
 
-BACKENDS = ["memory", "sqlite"]
-
-
-def store_url(backend: str, tmp_path: Path) -> str:
-    """The URL of a fresh database of ``backend`` under ``tmp_path``."""
-    if backend == "memory":
-        return "memory://"
-    if backend == "sqlite":
-        return f"sqlite+aiosqlite:///{tmp_path / 'ledger.db'}"
-    raise ValueError(backend)
+BACKENDS = ["memory", "sqlite", "postgres"]
 
 
 @pytest.fixture(params=BACKENDS)
@@ -27,12 +20,18 @@ def backend(request: pytest.FixtureRequest) -> str:
 
 
 @pytest.fixture
-async def store(backend: str, tmp_path: Path) -> AsyncIterator[EventStore]:
-    async with EventStore.open(store_url(backend, tmp_path)) as opened:
-        yield opened
+async def store_url(backend: str, tmp_path: Path) -> AsyncIterator[str]:
+    """The URL of a fresh, empty database of the backend under test."""
+    if backend == "memory":
+        yield "memory://"
+    elif backend == "sqlite":
+        yield f"sqlite+aiosqlite:///{tmp_path / 'ledger.db'}"
+    else:
+        async with fresh_database() as url:
+            yield url
 
 
 @pytest.fixture
-async def sqlite_store(tmp_path: Path) -> AsyncIterator[EventStore]:
-    async with EventStore.open(tmp_path / "ledger.db") as opened:
+async def store(store_url: str) -> AsyncIterator[EventStore]:
+    async with EventStore.open(store_url) as opened:
         yield opened

@@ -154,10 +154,8 @@ async def test_non_json_data_is_refused_with_its_path(
     assert await store.tenant_position("acme") == 0
 
 
-async def test_payload_limit(tmp_path: object, backend: str) -> None:
-    from tests.eventstore.conftest import store_url
-
-    async with EventStore.open(store_url(backend, tmp_path), max_payload_bytes=100) as small:  # type: ignore[arg-type]
+async def test_payload_limit(store_url: str) -> None:
+    async with EventStore.open(store_url, max_payload_bytes=100) as small:
         await small.append("acme", "s", [NewEvent(type="T", data={"x": "a" * 80})])
         with pytest.raises(PayloadTooLargeError, match="over the limit of 100 bytes"):
             await small.append("acme", "s", [NewEvent(type="T", data={"x": "a" * 100})])
