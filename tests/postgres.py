@@ -22,7 +22,7 @@ def server_url() -> str:
     url = os.environ.get(ENV)
     if url:
         return url
-    message = f"PostgreSQL tests need {ENV} (start a server with: eval \"$(.ci/start-postgres)\")"
+    message = f'PostgreSQL tests need {ENV} (start a server with: eval "$(.ci/start-postgres)")'
     if os.environ.get("CI", "").lower() == "true":
         pytest.fail(f"CI=true but {message}")
     pytest.skip(message)
