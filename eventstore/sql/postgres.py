@@ -2,7 +2,7 @@
 
 Ordering: each tenant has one row in ``tenant_heads``. An append does everything it can first
 (encoding and hashing happen in the store; here, the idempotency lookup), then locks that row
-``FOR UPDATE`` in the same statement that reads the stream head, chains the events, writes
+``FOR UPDATE`` and reads the stream head (one call of ``ctxledger_lock``), chains the events, writes
 events, payloads and both heads in one statement, and commits. The row lock is held from the
 lock statement to the commit, so positions are assigned in commit order without gaps, and
 tenants never wait for each other. PostgreSQL makes a commit visible before it releases the
@@ -95,16 +95,8 @@ class _Sql:
             )
             + " LIMIT $4"
         )
-        # Locks the tenant's head row and reads the stream head in the same round trip.
-        self.lock = (
-            "SELECT t.position, s.version, s.hash FROM tenant_heads AS t "
-            "LEFT JOIN stream_heads AS s ON s.tenant_id = t.tenant_id AND s.stream_id = $2 "
-            "WHERE t.tenant_id = $1 FOR UPDATE OF t"
-        )
-        self.create_tenant = (
-            "INSERT INTO tenant_heads (tenant_id, position) VALUES ($1, 0) "
-            "ON CONFLICT (tenant_id) DO NOTHING"
-        )
+        # Locks the tenant's head row and then reads the stream head, in one round trip.
+        self.lock = "SELECT * FROM ctxledger_lock($1, $2)"
         self.write = (
             "WITH new_events AS ("
             " INSERT INTO events (tenant_id, position, stream_id, version, event_id, type,"
@@ -346,12 +338,7 @@ class PostgresRecorder:
         raise AssertionError("unreachable")
 
     async def _lock(self, db: Any, tenant_id: str, stream_id: str) -> tuple[int, StreamHead]:
-        sql = _statements()
-        row = await db.fetchrow(sql.lock, tenant_id, stream_id)
-        if row is None:
-            await db.execute(sql.create_tenant, tenant_id)
-            row = await db.fetchrow(sql.lock, tenant_id, stream_id)
-        position, version, digest = row
+        position, version, digest = await db.fetchrow(_statements().lock, tenant_id, stream_id)
         if version is None:
             return position, StreamHead.empty(tenant_id, stream_id)
         return position, StreamHead(tenant_id, stream_id, version, digest)
@@ -484,6 +471,9 @@ def _is_connection_loss(error: BaseException) -> bool:
             asyncpg.exceptions.ConnectionDoesNotExistError,
             asyncpg.exceptions.AdminShutdownError,
             asyncpg.exceptions.InterfaceError,
+            # Raised when the protocol is left in a broken state, e.g. by a server that
+            # terminated the session while the client waited: the connection is unusable.
+            asyncpg.exceptions.InternalClientError,
             ConnectionError,
         ),
     )

@@ -173,6 +173,25 @@ def _pg_refuse(name: str, table: str, when: str, message: str) -> str:
 
 #: PostgreSQL functions, triggers and row-level-security policies (run after the tables).
 POSTGRES_DDL: tuple[str, ...] = (
+    # Locks the tenant's head row, then reads the stream head. Separate statements on purpose:
+    # in READ COMMITTED a statement that waited for a row lock re-checks only the locked row,
+    # so a stream head joined into the locking statement could be stale (the 8-writer test
+    # caught exactly that). A VOLATILE function takes a fresh snapshot per statement.
+    """CREATE OR REPLACE FUNCTION ctxledger_lock(p_tenant text, p_stream text,
+        OUT tenant_position bigint, OUT stream_version bigint, OUT stream_hash bytea)
+    LANGUAGE plpgsql VOLATILE AS $$
+    BEGIN
+        SELECT position INTO tenant_position FROM tenant_heads
+            WHERE tenant_id = p_tenant FOR UPDATE;
+        IF NOT FOUND THEN
+            INSERT INTO tenant_heads (tenant_id, position) VALUES (p_tenant, 0)
+                ON CONFLICT (tenant_id) DO NOTHING;
+            SELECT position INTO tenant_position FROM tenant_heads
+                WHERE tenant_id = p_tenant FOR UPDATE;
+        END IF;
+        SELECT version, hash INTO stream_version, stream_hash FROM stream_heads
+            WHERE tenant_id = p_tenant AND stream_id = p_stream;
+    END $$""",
     """CREATE OR REPLACE FUNCTION ctxledger_refuse() RETURNS trigger LANGUAGE plpgsql AS $$
     BEGIN
         RAISE EXCEPTION 'ctxledger: %', TG_ARGV[0] USING ERRCODE = 'restrict_violation';

@@ -1,7 +1,9 @@
 """Worker processes for the multi-process tests: ``python -m tests.eventstore.workers ...``.
 
-``append DB INDEX COUNT GO_FILE``  append COUNT events to own streams and, every fifth one, to a
-    shared stream with optimistic concurrency; print a JSON summary.
+``append DB INDEX COUNT GO_FILE [MAX_DELAY_MS]``  append COUNT events to own streams and, every
+    fifth one, to a shared stream with optimistic concurrency; print a JSON summary. On
+    PostgreSQL, a random delay of up to MAX_DELAY_MS is injected inside every append
+    transaction, just before its commit.
 ``crash DB BATCH_SIZE``  append batches forever (batch numbers continue from the file); print
     ``ready`` once appending starts. The parent kills it with SIGKILL.
 """
@@ -10,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import random
 import sys
 import time
 import uuid
@@ -31,10 +34,21 @@ def wait_for_file(path: str) -> None:
         time.sleep(0.002)
 
 
-async def append_worker(database: str, index: int, count: int) -> None:
+def open_store(database: str, max_delay_ms: float) -> EventStore:
+    if not database.startswith("postgresql") or max_delay_ms <= 0:
+        return EventStore.open(database, busy_timeout=30)
+    from eventstore.sql.postgres import PostgresRecorder
+
+    async def delay() -> None:
+        await asyncio.sleep(random.uniform(0, max_delay_ms) / 1000)
+
+    return EventStore(PostgresRecorder(database, before_commit=delay, lock_timeout=60))
+
+
+async def append_worker(database: str, index: int, count: int, max_delay_ms: float) -> None:
     written: list[str] = []
     conflicts = 0
-    async with EventStore.open(database, busy_timeout=30) as store:
+    async with open_store(database, max_delay_ms) as store:
         for i in range(count):
             if i % 5 == 4:
                 while True:
@@ -93,7 +107,8 @@ def main(argv: list[str]) -> None:
     command, *args = argv
     if command == "append":
         wait_for_file(args[3])
-        asyncio.run(append_worker(args[0], int(args[1]), int(args[2])))
+        delay = float(args[4]) if len(args) > 4 else 0.0
+        asyncio.run(append_worker(args[0], int(args[1]), int(args[2]), delay))
     elif command == "crash":
         asyncio.run(crash_worker(args[0], int(args[1])))
     else:
