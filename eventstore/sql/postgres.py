@@ -96,7 +96,7 @@ class _Sql:
             + " LIMIT $4"
         )
         # Locks the tenant's head row and then reads the stream head, in one round trip.
-        self.lock = "SELECT * FROM ctxledger_lock($1, $2)"
+        self.lock = "SELECT * FROM ctxledger_lock($1, $2, $3, $4)"
         self.write = (
             "WITH new_events AS ("
             " INSERT INTO events (tenant_id, position, stream_id, version, event_id, type,"
@@ -294,16 +294,9 @@ class PostgresRecorder:
             yield db
 
     async def _configure(self, db: Any, tenant_id: str) -> None:
-        settings: list[tuple[str, str]] = []
-        if self.lock_timeout is not None:
-            settings.append(("lock_timeout", f"{int(self.lock_timeout * 1000)}ms"))
+        """Per-transaction settings of a read: the tenant, under row-level security."""
         if self.row_level_security:
-            settings.append(("ctxledger.tenant", tenant_id))
-        if settings:
-            calls = ", ".join(
-                f"set_config(${2 * i + 1}, ${2 * i + 2}, true)" for i in range(len(settings))
-            )
-            await db.execute(f"SELECT {calls}", *[v for pair in settings for v in pair])
+            await db.execute("SELECT set_config('ctxledger.tenant', $1, true)", tenant_id)
 
     # -- writes ------------------------------------------------------------------------------
 
@@ -314,31 +307,40 @@ class PostgresRecorder:
         expected_version: int | None,
         pending: Sequence[PendingEvent],
     ) -> AppendOutcome:
-        for attempt in range(2):
-            try:
-                async with self._transaction(tenant_id) as db:
-                    existing = await _events_by_id(db, [event.event_id for event in pending])
+        # Four round trips: BEGIN, lock (with the stream head), write, COMMIT. The idempotency
+        # lookup happens only when the write or the version check says it is needed.
+        ids = [event.event_id for event in pending]
+        try:
+            async with self._connection(tenant_id) as db, db.transaction():
+                position, head = await self._lock(db, tenant_id, stream_id)
+                if expected_version is not None and expected_version != head.version:
+                    # A retry of an append that did commit, or a real conflict.
+                    existing = await _events_by_id(db, ids)
                     retry = match_retry(tenant_id, stream_id, pending, existing)
                     if retry is not None:
                         return AppendOutcome(retry, written=False)
-                    position, head = await self._lock(db, tenant_id, stream_id)
-                    if expected_version is not None and expected_version != head.version:
-                        raise ConcurrencyError(tenant_id, stream_id, expected_version, head.version)
-                    stored = chain_events(head, position, pending, timestamp_now())
-                    await _write(db, tenant_id, stream_id, stored)
-                    if self.before_commit is not None:
-                        await self.before_commit()
-                return AppendOutcome(stored, written=True)
-            except _DuplicateEventId as duplicate:
-                # A concurrent retry of the same events committed first: look again.
-                if attempt == 1:
-                    raise IdempotencyConflict(
-                        duplicate.event_id, "the id is recorded but not visible to this tenant"
-                    ) from duplicate
-        raise AssertionError("unreachable")
+                    raise ConcurrencyError(tenant_id, stream_id, expected_version, head.version)
+                stored = chain_events(head, position, pending, timestamp_now())
+                await _write(db, tenant_id, stream_id, stored)
+                if self.before_commit is not None:
+                    await self.before_commit()
+            return AppendOutcome(stored, written=True)
+        except _DuplicateEventId as duplicate:
+            # Some ids are recorded already: the originals of a retry, or a conflict.
+            async with self._transaction(tenant_id) as db:
+                existing = await _events_by_id(db, ids)
+            retry = match_retry(tenant_id, stream_id, pending, existing)
+            if retry is None:
+                raise IdempotencyConflict(
+                    duplicate.event_id, "the id is recorded but not visible to this tenant"
+                ) from duplicate
+            return AppendOutcome(retry, written=False)
 
     async def _lock(self, db: Any, tenant_id: str, stream_id: str) -> tuple[int, StreamHead]:
-        position, version, digest = await db.fetchrow(_statements().lock, tenant_id, stream_id)
+        timeout = None if self.lock_timeout is None else f"{int(self.lock_timeout * 1000)}ms"
+        position, version, digest = await db.fetchrow(
+            _statements().lock, tenant_id, stream_id, timeout, self.row_level_security
+        )
         if version is None:
             return position, StreamHead.empty(tenant_id, stream_id)
         return position, StreamHead(tenant_id, stream_id, version, digest)
@@ -346,7 +348,7 @@ class PostgresRecorder:
     async def erase(
         self, tenant_id: str, event_ids: Sequence[str], make_erasure: MakeErasure
     ) -> ErasureOutcome:
-        async with self._transaction(tenant_id) as db:
+        async with self._connection(tenant_id) as db, db.transaction():
             position, head = await self._lock(db, tenant_id, ERASURE_STREAM)
             found = {
                 event.event_id: event
@@ -457,7 +459,7 @@ async def _write(db: Any, tenant_id: str, stream_id: str, stored: list[StoredEve
             last.position,
         )
     except Exception as error:
-        if getattr(error, "constraint_name", None) == "events_event_id_uq":
+        if getattr(error, "constraint_name", None) in ("events_event_id_uq", "payloads_pkey"):
             raise _DuplicateEventId(stored[0].event_id) from error
         raise
 

@@ -177,10 +177,19 @@ POSTGRES_DDL: tuple[str, ...] = (
     # in READ COMMITTED a statement that waited for a row lock re-checks only the locked row,
     # so a stream head joined into the locking statement could be stale (the 8-writer test
     # caught exactly that). A VOLATILE function takes a fresh snapshot per statement.
+    # It also applies the transaction's lock timeout and, with row-level security, its tenant,
+    # so that an append needs no separate round trip for them.
     """CREATE OR REPLACE FUNCTION ctxledger_lock(p_tenant text, p_stream text,
+        p_lock_timeout text, p_row_security boolean,
         OUT tenant_position bigint, OUT stream_version bigint, OUT stream_hash bytea)
     LANGUAGE plpgsql VOLATILE AS $$
     BEGIN
+        IF p_lock_timeout IS NOT NULL THEN
+            PERFORM set_config('lock_timeout', p_lock_timeout, true);
+        END IF;
+        IF p_row_security THEN
+            PERFORM set_config('ctxledger.tenant', p_tenant, true);
+        END IF;
         SELECT position INTO tenant_position FROM tenant_heads
             WHERE tenant_id = p_tenant FOR UPDATE;
         IF NOT FOUND THEN

@@ -4,6 +4,7 @@ row-level security, schema versions, lock isolation between tenants, and lost co
 from __future__ import annotations
 
 import asyncio
+import re
 from collections.abc import AsyncIterator
 from typing import Any
 
@@ -19,6 +20,7 @@ from eventstore import (
     StorageError,
 )
 from eventstore.sql.postgres import PostgresRecorder
+from tests.conftest import ROOT
 from tests.postgres import dsn, fresh_database
 
 
@@ -108,24 +110,29 @@ async def test_tampering_as_superuser_is_caught(
     assert any(fragment in failure.reason for failure in report.failures)
 
 
+def grants_from_docs() -> str:
+    """The role and grant SQL of docs/operations-postgres.md, executed as written."""
+    page = (ROOT / "docs" / "operations-postgres.md").read_text(encoding="utf-8")
+    match = re.search(r"```sql\n(.*?)```", page, re.S)
+    assert match, "docs/operations-postgres.md lost its roles block"
+    return match.group(1)
+
+
 async def create_roles(url: str) -> tuple[str, str]:
-    """A least-privilege application role and an erasure role; returns their URLs."""
-    db = await superuser(url)
-    database = make_url(url).database
-    suffix = database.rsplit("_", 1)[-1] if database else "x"
+    """The documented least-privilege roles, named for this test database; their URLs."""
+    database = make_url(url).database or ""
+    suffix = database.rsplit("_", 1)[-1]
     app, eraser = f"app_{suffix}", f"eraser_{suffix}"
+    script = (
+        grants_from_docs()
+        .replace("ctxledger_app", app)
+        .replace("ctxledger_eraser", eraser)
+        .replace("DATABASE ledger", f'DATABASE "{database}"')
+        .replace("'change-me'", "'pw'")
+    )
+    db = await superuser(url)
     try:
-        for role in (app, eraser):
-            await db.execute(f"CREATE ROLE {role} LOGIN PASSWORD 'pw'")
-            await db.execute(f'GRANT CONNECT ON DATABASE "{database}" TO {role}')
-            await db.execute(f"GRANT USAGE ON SCHEMA public TO {role}")
-            await db.execute(
-                f"GRANT SELECT ON events, payloads, erasures, stream_heads, tenant_heads, "
-                f"ledger_meta TO {role}"
-            )
-            await db.execute(f"GRANT INSERT ON events, payloads, erasures TO {role}")
-            await db.execute(f"GRANT INSERT, UPDATE ON stream_heads, tenant_heads TO {role}")
-        await db.execute(f"GRANT DELETE ON payloads TO {eraser}")
+        await db.execute(script)
     finally:
         await db.close()
     base = make_url(url)

@@ -1,0 +1,183 @@
+"""PostgreSQL benchmark: 1, 4 and 8 concurrent writer processes of durable single appends.
+
+    eval "$(.ci/start-postgres)"
+    python -m tests.benchmarks.bench_postgres [--peer-python /path/to/python]
+
+Each writer appends the benchmark's 1-2 KB chat messages, one event per append, to its own
+stream; once with every writer in one tenant (each append takes that tenant's lock for a
+gap-free position) and once with a tenant per writer (tenants never wait for each other).
+Prints events/s and append p50/p95. With ``--peer-python`` (an interpreter that has
+``eventsourcing[postgres]``), the same load runs through pyeventsourcing's application recorder
+(one gap-free log) in the same run and the ratio is printed. Nothing here asserts a time.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+from eventstore import EventStore, NewEvent
+from eventstore.encoding import canonical_json
+from tests.benchmarks.bench_eventstore import make_messages, percentile
+from tests.conftest import ROOT
+from tests.eventstore.workers import wait_for_file
+from tests.postgres import dsn, fresh_database, server_url
+
+TENANT = "bench"
+
+
+async def writer(url: str, index: int, count: int, go_file: str, tenant: str) -> None:
+    messages = make_messages(count, seed=index)
+    async with EventStore.open(url, lock_timeout=120) as store:
+        await store.stream_head(tenant, f"writer/{index}")  # connect before the start signal
+        await asyncio.to_thread(wait_for_file, go_file)
+        latencies = []
+        started = time.time()
+        for message in messages:
+            event = NewEvent(type="MessageAppended", data=message)
+            began = time.perf_counter()
+            await store.append(tenant, f"writer/{index}", [event])
+            latencies.append(time.perf_counter() - began)
+    print(json.dumps({"latencies": latencies, "started": started, "finished": time.time()}))
+
+
+def run_writers(commands: list[list[str]], go_file: Path) -> dict[str, Any]:
+    processes = [
+        subprocess.Popen(
+            command, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+        )
+        for command in commands
+    ]
+    time.sleep(1.5)  # let every writer import and connect
+    go_file.touch()
+    results = []
+    for process in processes:
+        out, err = process.communicate(timeout=900)
+        if process.returncode != 0:
+            raise SystemExit(f"a writer failed:\n{err}")
+        results.append(json.loads(out))
+    latencies = [value for result in results for value in result["latencies"]]
+    wall = max(r["finished"] for r in results) - min(r["started"] for r in results)
+    return {
+        "events": len(latencies),
+        "events_per_s": len(latencies) / wall,
+        "p50_ms": statistics.median(latencies) * 1e3,
+        "p95_ms": percentile(latencies, 0.95) * 1e3,
+    }
+
+
+async def measure_ctxledger(writers: int, count: int, spread: bool) -> dict[str, Any]:
+    """``spread``: each writer in its own tenant; otherwise all in one tenant."""
+    tenants = [f"{TENANT}-{index}" if spread else TENANT for index in range(writers)]
+    async with fresh_database() as url:
+        async with EventStore.open(url) as store:
+            await store.tenant_position(TENANT)  # creates the schema
+        with tempfile.TemporaryDirectory() as folder:
+            go_file = Path(folder) / "go"
+            commands = [
+                [sys.executable, "-m", "tests.benchmarks.bench_postgres", "writer", url,
+                 str(index), str(count), str(go_file), tenants[index]]
+                for index in range(writers)
+            ]  # fmt: skip
+            result = await asyncio.to_thread(run_writers, commands, go_file)
+        async with EventStore.open(url) as store:
+            for tenant in sorted(set(tenants)):
+                report = await store.verify(tenant)
+                assert report.ok, report.failures
+                expected = count * tenants.count(tenant)
+                assert await store.tenant_position(tenant) == expected, "positions have gaps"
+        return result
+
+
+async def measure_peer(python: str, writers: int, count: int) -> dict[str, Any]:
+    peer = str(ROOT / "tests" / "benchmarks" / "peer_eventsourcing.py")
+    async with fresh_database() as url:
+        plain = dsn(url)
+        setup = [python, peer, "setup", plain]
+        await asyncio.to_thread(subprocess.run, setup, check=True, cwd=ROOT)
+        with tempfile.TemporaryDirectory() as folder:
+            go_file = Path(folder) / "go"
+            payload_file = Path(folder) / "payloads"
+            messages = make_messages(writers * count)
+            payload_file.write_bytes(b"\n".join(canonical_json(m) for m in messages))
+            commands = [
+                [python, peer, "worker", plain, str(index), str(count), str(go_file),
+                 str(payload_file)]
+                for index in range(writers)
+            ]  # fmt: skip
+            return await asyncio.to_thread(run_writers, commands, go_file)
+
+
+async def run(counts: list[int], per_writer: int, peer_python: str | None) -> dict[str, Any]:
+    server_url()
+    results: dict[str, Any] = {
+        "per_writer": per_writer,
+        "ctxledger_one_tenant": {},
+        "ctxledger_tenant_per_writer": {},
+        "eventsourcing": {},
+    }
+    for writers in counts:
+        one = await measure_ctxledger(writers, per_writer, spread=False)
+        results["ctxledger_one_tenant"][writers] = one
+        spread = await measure_ctxledger(writers, per_writer, spread=True)
+        results["ctxledger_tenant_per_writer"][writers] = spread
+        if peer_python:
+            peer = await measure_peer(peer_python, writers, per_writer)
+            results["eventsourcing"][writers] = peer
+    return results
+
+
+def row(writers: int, name: str, figures: dict[str, Any]) -> str:
+    return (
+        f"{writers:>8} {name:30} {figures['events_per_s']:10.0f} "
+        f"{figures['p50_ms']:8.2f} {figures['p95_ms']:8.2f}"
+    )
+
+
+def report(results: dict[str, Any]) -> str:
+    lines = [
+        f"durable single-event appends, {results['per_writer']} per writer process",
+        f"{'writers':>8} {'system':30} {'events/s':>10} {'p50 ms':>8} {'p95 ms':>8}",
+    ]
+    for writers, one in results["ctxledger_one_tenant"].items():
+        lines.append(row(writers, "ctxledger, one tenant", one))
+        spread = results["ctxledger_tenant_per_writer"][writers]
+        lines.append(row(writers, "ctxledger, a tenant per writer", spread))
+        peer = results["eventsourcing"].get(writers)
+        if peer:
+            lines.append(row(writers, "eventsourcing (one log)", peer))
+            ratio = one["events_per_s"] / peer["events_per_s"]
+            lines.append(
+                f"{'':>8} ratio events/s, ctxledger one tenant / eventsourcing: {ratio:.2f}"
+            )
+    return "\n".join(lines)
+
+
+def main() -> None:
+    if len(sys.argv) > 1 and sys.argv[1] == "writer":
+        url, index, count, go_file, tenant = sys.argv[2:7]
+        asyncio.run(writer(url, int(index), int(count), go_file, tenant))
+        return
+    parser = argparse.ArgumentParser(description=(__doc__ or "").split("\n")[0])
+    parser.add_argument("--writers", default="1,4,8")
+    parser.add_argument("--per-writer", type=int, default=500)
+    parser.add_argument("--peer-python", help="a Python with eventsourcing[postgres]")
+    parser.add_argument("--json", type=Path)
+    args = parser.parse_args()
+    counts = [int(n) for n in args.writers.split(",")]
+    results = asyncio.run(run(counts, args.per_writer, args.peer_python))
+    print(report(results))
+    if args.json:
+        args.json.write_text(json.dumps(results, indent=2), encoding="utf-8")
+
+
+if __name__ == "__main__":
+    main()
