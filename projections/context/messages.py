@@ -1,0 +1,119 @@
+"""The internal message model: one shape for every wire format.
+
+A :class:`Message` keeps what the model produced verbatim (tool-call arguments are the JSON
+*string* the model emitted, valid or not) and refuses what no API would accept (an unknown role,
+a tool call without an id, a tool result without ``tool_call_id``).
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+from uuid_utils.compat import uuid7
+
+from projections.errors import MessageValidationError
+
+__all__ = ["ROLES", "Message", "Role", "ToolCall", "parse_message", "text_of"]
+
+Role = Literal["system", "developer", "user", "assistant", "tool"]
+ROLES: tuple[str, ...] = ("system", "developer", "user", "assistant", "tool")
+
+
+class ToolCall(BaseModel):
+    """A function call requested by the model."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    id: str = Field(min_length=1)
+    name: str = Field(min_length=1)
+    arguments: str = ""
+
+    @property
+    def arguments_are_json(self) -> bool:
+        """Whether ``arguments`` parses as JSON (odd input is kept verbatim either way)."""
+        try:
+            json.loads(self.arguments)
+        except ValueError:
+            return False
+        return True
+
+
+class Message(BaseModel):
+    """A chat message in ctxledger's internal form.
+
+    ``content`` is text, a list of typed parts (``{"type": "text", "text": ...}``, images, …) or
+    ``None`` (an assistant message that only calls tools). ``metadata`` holds the source and
+    labels; it never reaches the model.
+    """
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    id: str = Field(default_factory=lambda: str(uuid7()), min_length=1)
+    role: Role
+    content: str | list[dict[str, Any]] | None = None
+    name: str | None = None
+    tool_calls: list[ToolCall] = Field(default_factory=list)
+    tool_call_id: str | None = None
+    metadata: dict[str, Any] = Field(default_factory=dict)
+
+    @field_validator("role", mode="before")
+    @classmethod
+    def _known_role(cls, value: object) -> object:
+        if value not in ROLES:
+            raise ValueError(f"unknown role {value!r}; expected one of {', '.join(ROLES)}")
+        return value
+
+    @model_validator(mode="after")
+    def _protocol(self) -> Message:
+        if self.tool_calls and self.role != "assistant":
+            raise ValueError(f"only assistant messages carry tool_calls, not {self.role!r}")
+        if self.role == "tool" and not self.tool_call_id:
+            raise ValueError("a tool message needs the tool_call_id of the call it answers")
+        if self.role != "tool" and self.tool_call_id is not None:
+            raise ValueError(f"tool_call_id belongs on tool messages, not {self.role!r}")
+        ids = [call.id for call in self.tool_calls]
+        if len(set(ids)) != len(ids):
+            raise ValueError(f"tool call ids repeat within one message: {ids}")
+        if isinstance(self.content, list):
+            for index, part in enumerate(self.content):
+                if not isinstance(part.get("type"), str):
+                    raise ValueError(f"content part {index} has no 'type': {part!r}")
+        return self
+
+    @property
+    def flags(self) -> list[str]:
+        """Odd but legal things about this message, e.g. tool arguments that are not JSON."""
+        return [
+            f"tool_call_arguments_not_json:{call.id}"
+            for call in self.tool_calls
+            if not call.arguments_are_json
+        ]
+
+
+def parse_message(value: Any, *, where: str = "message") -> Message:
+    """Validate ``value`` (a dict in the internal form, or a Message) as a :class:`Message`.
+
+    Raises:
+        MessageValidationError: with every problem, located, and what was expected.
+    """
+    if isinstance(value, Message):
+        return value
+    try:
+        return Message.model_validate(value)
+    except ValidationError as error:
+        problems = "; ".join(
+            f"{'.'.join(str(p) for p in item['loc']) or 'message'}: {item['msg']}"
+            for item in error.errors()
+        )
+        raise MessageValidationError(f"{where} is not a valid message ({problems})") from error
+
+
+def text_of(message: Message) -> str:
+    """The text a tokenizer sees of the content (text parts joined; other parts left out)."""
+    if message.content is None:
+        return ""
+    if isinstance(message.content, str):
+        return message.content
+    return "".join(str(part.get("text", "")) for part in message.content if "text" in part)
