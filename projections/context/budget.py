@@ -1,0 +1,44 @@
+"""The token budget of a model call (the seed's definition). Pure: no I/O."""
+
+from __future__ import annotations
+
+from pydantic import BaseModel, ConfigDict, Field, model_validator
+
+__all__ = ["Budget"]
+
+
+class Budget(BaseModel):
+    """``usable = context_limit - max_output_tokens - tool_reserve - safety_margin``;
+    compaction is due when the input exceeds ``trigger_ratio * usable``."""
+
+    model_config = ConfigDict(frozen=True)
+
+    context_limit: int = Field(gt=0)
+    max_output_tokens: int = Field(ge=0)
+    tool_reserve: int = Field(default=1000, ge=0)
+    safety_margin: int = Field(default=500, ge=0)
+    trigger_ratio: float = Field(default=0.8, gt=0, le=1)
+
+    @model_validator(mode="after")
+    def _positive(self) -> Budget:
+        if self.usable <= 0:
+            raise ValueError(
+                f"the budget leaves no room for input: context_limit {self.context_limit} - "
+                f"max_output_tokens {self.max_output_tokens} - tool_reserve {self.tool_reserve}"
+                f" - safety_margin {self.safety_margin} = {self.usable}"
+            )
+        return self
+
+    @property
+    def usable(self) -> int:
+        """Tokens available for the rendered input."""
+        return self.context_limit - self.max_output_tokens - self.tool_reserve - self.safety_margin
+
+    @property
+    def trigger(self) -> int:
+        """The input size above which compaction is due."""
+        return int(self.trigger_ratio * self.usable)
+
+    def need_compaction(self, input_tokens: int) -> bool:
+        """Whether ``input_tokens`` exceeds ``trigger_ratio * usable``."""
+        return input_tokens > self.trigger_ratio * self.usable

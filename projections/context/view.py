@@ -1,0 +1,182 @@
+"""ContextView: the projection that rebuilds a session from its events and renders the next
+request. The fold and the render are pure: events in, state out; state in, messages out."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import Any
+
+from blake3 import blake3
+from pydantic import BaseModel, ConfigDict
+
+from eventstore import RecordedEvent
+from eventstore.encoding import canonical_json
+from projections.context.budget import Budget
+from projections.context.formats import Format, from_messages
+from projections.context.grouping import ProtocolIssue, group_messages
+from projections.context.messages import Message
+from projections.context.tokens import REPLY_PRIMING_TOKENS
+from projections.context.window import plan_window
+
+__all__ = [
+    "MESSAGES_PINNED",
+    "MESSAGES_UNPINNED",
+    "MESSAGE_APPENDED",
+    "MODEL_CALL_RECORDED",
+    "PROTOCOL_ISSUE_RECORDED",
+    "ContextView",
+    "Manifest",
+    "RenderedContext",
+    "SessionState",
+    "render",
+]
+
+MESSAGE_APPENDED = "MessageAppended"
+MESSAGES_PINNED = "MessagesPinned"
+MESSAGES_UNPINNED = "MessagesUnpinned"
+MODEL_CALL_RECORDED = "ModelCallRecorded"
+PROTOCOL_ISSUE_RECORDED = "ProtocolIssueRecorded"
+ERASED = "[erased]"
+
+
+@dataclass
+class SessionState:
+    """A session folded from its events: messages in order, token counts, pins.
+
+    The fold owns its state (``apply`` extends it in place and returns it), so rebuilding a
+    long session is linear; states handed out by the API are never folded further.
+    """
+
+    messages: list[Message] = field(default_factory=list)
+    tokens: dict[str, int] = field(default_factory=dict)
+    encodings: set[str] = field(default_factory=set)
+    pinned: set[str] = field(default_factory=set)
+    version: int = 0
+    position: int = 0
+    model_calls: int = 0
+
+    def message_ids(self) -> list[str]:
+        """The ids of the session's messages, in order."""
+        return [message.id for message in self.messages]
+
+
+class ContextView:
+    """The projection: ``initial()`` and ``apply(state, event)``."""
+
+    name = "context_view"
+    version = 1
+
+    @staticmethod
+    def initial() -> SessionState:
+        """The state of a session with no events."""
+        return SessionState()
+
+    @staticmethod
+    def apply(state: SessionState, event: RecordedEvent) -> SessionState:
+        """Fold one event of the session stream into the state."""
+        data = event.data
+        if event.type == MESSAGE_APPENDED:
+            if data is None:  # erased: keep its place, never its content
+                message = Message(id=f"erased:{event.event_id}", role="user", content=ERASED)
+                state.tokens[message.id] = 0
+            else:
+                message = Message.model_validate(data["message"])
+                state.tokens[message.id] = int(data["tokens"])
+                state.encodings.add(str(data["encoding"]))
+            state.messages.append(message)
+        elif event.type == MESSAGES_PINNED and data is not None:
+            state.pinned.update(data["message_ids"])
+        elif event.type == MESSAGES_UNPINNED and data is not None:
+            state.pinned.difference_update(data["message_ids"])
+        elif event.type == MODEL_CALL_RECORDED:
+            state.model_calls += 1
+        state.version = event.version
+        state.position = event.position
+        return state
+
+    @classmethod
+    def fold(cls, events: Iterable[RecordedEvent]) -> SessionState:
+        """The state after ``events`` (in stream order), from the initial state."""
+        state = cls.initial()
+        for event in events:
+            state = cls.apply(state, event)
+        return state
+
+
+class Manifest(BaseModel):
+    """What was rendered and why: ids in order, their sections, tokens, and a request hash."""
+
+    model_config = ConfigDict(frozen=True)
+
+    message_ids: list[str]
+    sections: list[str]
+    tokens: dict[str, int]
+    tokenizer: list[str]
+    budget: dict[str, Any]
+    summary_version: int | None
+    request_hash: str
+    over_budget: bool
+    dropped_groups: int
+    protocol_issues: list[dict[str, str]]
+    as_of_version: int
+    as_of_position: int
+
+
+class RenderedContext(BaseModel):
+    """The next request's messages (internal and in the wire format) and its manifest."""
+
+    model_config = ConfigDict(frozen=True)
+
+    messages: list[Message]
+    wire: Any
+    manifest: Manifest
+
+
+def render(
+    state: SessionState, budget: Budget, *, keep_groups: int = 6, fmt: Format = "openai"
+) -> RenderedContext:
+    """Render the session's next request under ``budget`` (pure)."""
+    groups, issues = group_messages(state.messages)
+    plan = plan_window(
+        groups,
+        state.pinned,
+        state.tokens,
+        budget.usable,
+        keep_groups=keep_groups,
+        fixed_tokens=REPLY_PRIMING_TOKENS,
+    )
+    messages: list[Message] = []
+    sections: list[str] = []
+    per_section = {"prefix": 0, "summary": 0, "pinned": 0, "window": 0}
+    for group, section in plan.groups:
+        for message in group.messages:
+            messages.append(message)
+            sections.append(section)
+            per_section[section] += state.tokens[message.id]
+    wire = from_messages(fmt, messages)
+    per_section["total"] = plan.tokens
+    manifest = Manifest(
+        message_ids=[message.id for message in messages],
+        sections=sections,
+        tokens=per_section,
+        tokenizer=sorted(state.encodings),
+        budget={**budget.model_dump(), "usable": budget.usable, "trigger": budget.trigger},
+        summary_version=None,
+        request_hash=blake3(canonical_json({"format": fmt, "messages": wire})).hexdigest(),
+        over_budget=plan.over_budget,
+        dropped_groups=plan.dropped_groups,
+        protocol_issues=[_issue(issue) for issue in issues],
+        as_of_version=state.version,
+        as_of_position=state.position,
+    )
+    return RenderedContext(messages=messages, wire=wire, manifest=manifest)
+
+
+def _issue(issue: ProtocolIssue) -> dict[str, str]:
+    return {
+        "kind": issue.kind,
+        "message_id": issue.message_id,
+        "tool_call_id": issue.tool_call_id,
+        "detail": issue.detail,
+    }

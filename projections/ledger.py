@@ -1,0 +1,280 @@
+"""The facade an agent framework calls on every turn: append, pin, render, record the call.
+
+::
+
+    ledger = Ledger(store)
+    session = ledger.session("acme", "trip-42")
+    await session.append(messages)                      # one event per message, one transaction
+    await session.pin(["m12"], reason="user constraint")
+    context = await session.render(Budget(context_limit=128_000, max_output_tokens=4_000))
+
+Tokens are counted once, when a message is appended, outside the write transaction, and stored
+in its event with the encoding's name; rendering never re-tokenizes history.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Sequence
+from datetime import datetime
+from typing import Any
+
+from eventstore import EventStore, NewEvent, RecordedEvent
+from projections.context.budget import Budget
+from projections.context.formats import Format
+from projections.context.grouping import group_messages
+from projections.context.messages import Message, parse_message
+from projections.context.tokens import TiktokenCounter, TokenCounter
+from projections.context.view import (
+    MESSAGE_APPENDED,
+    MESSAGES_PINNED,
+    MESSAGES_UNPINNED,
+    MODEL_CALL_RECORDED,
+    PROTOCOL_ISSUE_RECORDED,
+    ContextView,
+    RenderedContext,
+    SessionState,
+    render,
+)
+from projections.errors import MessageValidationError
+
+__all__ = ["Ledger", "Session", "SyncLedger", "SyncSession"]
+
+
+class Ledger:
+    """Sessions over one event store.
+
+    Args:
+        store: the event log.
+        counter: the token counter (tiktoken's o200k_base, for gpt-4o, by default).
+    """
+
+    def __init__(self, store: EventStore, *, counter: TokenCounter | None = None) -> None:
+        self.store = store
+        self._counter = counter
+
+    @property
+    def counter(self) -> TokenCounter:
+        """The token counter, loaded on first use (the BPE ranks take a moment to load)."""
+        if self._counter is None:
+            self._counter = TiktokenCounter()
+        return self._counter
+
+    def session(self, tenant_id: str, session_id: str) -> Session:
+        """The session ``session_id`` of ``tenant_id`` (stream ``session/<id>``)."""
+        return Session(self, tenant_id, session_id)
+
+
+class Session:
+    """One conversation: the stream ``session/<session_id>`` of a tenant."""
+
+    def __init__(self, ledger: Ledger, tenant_id: str, session_id: str) -> None:
+        self.ledger = ledger
+        self.tenant_id = tenant_id
+        self.session_id = session_id
+        self.stream_id = f"session/{session_id}"
+
+    async def append(
+        self, messages: Sequence[Message | dict[str, Any]], *, expected_version: int | None = None
+    ) -> list[RecordedEvent]:
+        """Append messages: one event each, plus one per protocol issue found, atomically.
+
+        Raises:
+            MessageValidationError: a message is malformed or its id is already in the session.
+        """
+        parsed = [parse_message(m, where=f"message {i}") for i, m in enumerate(messages)]
+        state = await self.state()
+        known = set(state.message_ids())
+        for message in parsed:
+            if message.id in known:
+                raise MessageValidationError(
+                    f"message id {message.id!r} is already in session {self.session_id}: "
+                    f"message ids are unique within a session"
+                )
+            known.add(message.id)
+        counter = self.ledger.counter
+        events = [
+            NewEvent(
+                type=MESSAGE_APPENDED,
+                data={
+                    "message": message.model_dump(mode="json"),
+                    "tokens": counter.count_message(message),
+                    "encoding": counter.encoding_name,
+                    "flags": message.flags,
+                },
+            )
+            for message in parsed
+        ]
+        events += self._new_issues(state, parsed)
+        return await self.ledger.store.append(
+            self.tenant_id, self.stream_id, events, expected_version=expected_version
+        )
+
+    def _new_issues(self, state: SessionState, parsed: list[Message]) -> list[NewEvent]:
+        """Protocol issues that appending ``parsed`` creates (recorded once, when found)."""
+
+        def keys(messages: list[Message]) -> dict[tuple[str, str, str], Any]:
+            return {(i.kind, i.message_id, i.tool_call_id): i for i in group_messages(messages)[1]}
+
+        before = keys(state.messages)
+        after = keys([*state.messages, *parsed])
+        return [
+            NewEvent(
+                type=PROTOCOL_ISSUE_RECORDED,
+                data={
+                    "kind": issue.kind,
+                    "message_id": issue.message_id,
+                    "tool_call_id": issue.tool_call_id,
+                    "detail": issue.detail,
+                },
+            )
+            for key, issue in after.items()
+            if key not in before
+        ]
+
+    async def pin(self, message_ids: Sequence[str], *, reason: str) -> RecordedEvent:
+        """Pin messages: their groups stay in context verbatim, whatever the budget."""
+        return await self._mark(MESSAGES_PINNED, message_ids, reason)
+
+    async def unpin(self, message_ids: Sequence[str], *, reason: str) -> RecordedEvent:
+        """Remove pins."""
+        return await self._mark(MESSAGES_UNPINNED, message_ids, reason)
+
+    async def _mark(self, kind: str, message_ids: Sequence[str], reason: str) -> RecordedEvent:
+        if not message_ids:
+            raise MessageValidationError(f"{kind} needs at least one message id")
+        if not reason or not reason.strip():
+            raise MessageValidationError(f"{kind} needs a reason")
+        known = set((await self.state()).message_ids())
+        unknown = [i for i in message_ids if i not in known]
+        if unknown:
+            raise MessageValidationError(
+                f"session {self.session_id} has no message {', '.join(map(repr, unknown))}"
+            )
+        (event,) = await self.ledger.store.append(
+            self.tenant_id,
+            self.stream_id,
+            [NewEvent(type=kind, data={"message_ids": list(message_ids), "reason": reason})],
+        )
+        return event
+
+    async def record_model_call(
+        self,
+        *,
+        manifest: dict[str, Any] | None = None,
+        input_tokens: int,
+        cached_input_tokens: int = 0,
+        output_tokens: int,
+        request_bytes: int | None = None,
+        ttft_ms: float | None = None,
+        queue_ms: float | None = None,
+        model: str | None = None,
+    ) -> RecordedEvent:
+        """Record a model call with the figures the seed tracks per call."""
+        data = {
+            "manifest": manifest,
+            "input_tokens": input_tokens,
+            "cached_input_tokens": cached_input_tokens,
+            "output_tokens": output_tokens,
+            "request_bytes": request_bytes,
+            "ttft_ms": ttft_ms,
+            "queue_ms": queue_ms,
+            "model": model,
+        }
+        (event,) = await self.ledger.store.append(
+            self.tenant_id, self.stream_id, [NewEvent(type=MODEL_CALL_RECORDED, data=data)]
+        )
+        return event
+
+    async def state(
+        self,
+        *,
+        at_version: int | None = None,
+        at_position: int | None = None,
+        at_time: datetime | None = None,
+    ) -> SessionState:
+        """The session as of a stream version, a tenant position or a time (default: now)."""
+        events = await self.ledger.store.read_stream(
+            self.tenant_id, self.stream_id, to_version=at_version
+        )
+        if at_position is not None:
+            events = [event for event in events if event.position <= at_position]
+        if at_time is not None:
+            events = [event for event in events if event.recorded_at <= at_time]
+        return ContextView.fold(events)
+
+    async def render(
+        self,
+        budget: Budget,
+        *,
+        keep_groups: int = 6,
+        fmt: Format = "openai",
+        at_version: int | None = None,
+        at_position: int | None = None,
+        at_time: datetime | None = None,
+    ) -> RenderedContext:
+        """The next request's messages under ``budget``, with its manifest."""
+        state = await self.state(at_version=at_version, at_position=at_position, at_time=at_time)
+        return render(state, budget, keep_groups=keep_groups, fmt=fmt)
+
+
+class SyncSession:
+    """:class:`Session` for callers without an event loop: each method runs the async one."""
+
+    def __init__(self, session: Session, runner: asyncio.Runner) -> None:
+        self._session = session
+        self._runner = runner
+
+    def append(self, messages: Sequence[Message | dict[str, Any]], **options: Any) -> Any:
+        """See :meth:`Session.append`."""
+        return self._runner.run(self._session.append(messages, **options))
+
+    def pin(self, message_ids: Sequence[str], *, reason: str) -> RecordedEvent:
+        """See :meth:`Session.pin`."""
+        return self._runner.run(self._session.pin(message_ids, reason=reason))
+
+    def unpin(self, message_ids: Sequence[str], *, reason: str) -> RecordedEvent:
+        """See :meth:`Session.unpin`."""
+        return self._runner.run(self._session.unpin(message_ids, reason=reason))
+
+    def record_model_call(self, **figures: Any) -> RecordedEvent:
+        """See :meth:`Session.record_model_call`."""
+        return self._runner.run(self._session.record_model_call(**figures))
+
+    def state(self, **as_of: Any) -> SessionState:
+        """See :meth:`Session.state`."""
+        return self._runner.run(self._session.state(**as_of))
+
+    def render(self, budget: Budget, **options: Any) -> RenderedContext:
+        """See :meth:`Session.render`."""
+        return self._runner.run(self._session.render(budget, **options))
+
+
+class SyncLedger:
+    """A :class:`Ledger` for synchronous code; owns an event loop, use it as a context manager.
+
+    ::
+
+        with SyncLedger("ledger.db") as ledger:
+            ledger.session("acme", "trip-42").append([{"role": "user", "content": "hi"}])
+    """
+
+    def __init__(self, url: str = "ctxledger.db", *, counter: TokenCounter | None = None) -> None:
+        self._runner = asyncio.Runner()
+        self._store = EventStore.open(url)
+        self.ledger = Ledger(self._store, counter=counter)
+
+    def session(self, tenant_id: str, session_id: str) -> SyncSession:
+        """The session ``session_id`` of ``tenant_id``."""
+        return SyncSession(self.ledger.session(tenant_id, session_id), self._runner)
+
+    def close(self) -> None:
+        """Close the store and the event loop."""
+        self._runner.run(self._store.close())
+        self._runner.close()
+
+    def __enter__(self) -> SyncLedger:
+        return self
+
+    def __exit__(self, *_: object) -> None:
+        self.close()

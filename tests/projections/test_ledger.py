@@ -1,0 +1,190 @@
+"""The session facade over a real store: append, pins, render, time travel, real data."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from eventstore import EventStore
+from projections.context.budget import Budget
+from projections.context.grouping import group_messages
+from projections.context.messages import Message
+from projections.errors import MessageValidationError
+from projections.ledger import Ledger, SyncLedger
+
+TRIP: list[dict[str, Any]] = [
+    {"id": "m1", "role": "system", "content": "You plan trips. Never book automatically."},
+    {"id": "m2", "role": "user", "content": "Leave Shanghai 2026-09-19 morning, ≤ 200 CNY."},
+    {
+        "id": "m3",
+        "role": "assistant",
+        "content": None,
+        "tool_calls": [{"id": "c1", "name": "search_trains", "arguments": '{"to": "Hangzhou"}'}],
+    },
+    {"id": "m4", "role": "tool", "tool_call_id": "c1", "content": "G7311 08:05 73 CNY; G123"},
+    {"id": "m5", "role": "assistant", "content": "G7311 fits; G123 arrives too late."},
+    {"id": "m6", "role": "user", "content": "Book G7311? No wait, just hold it."},
+]
+
+
+@pytest.fixture
+async def ledger(tmp_path: Path) -> Any:
+    async with EventStore.open(tmp_path / "ledger.db") as store:
+        yield Ledger(store)
+
+
+async def test_append_pin_render(ledger: Ledger) -> None:
+    session = ledger.session("acme", "trip-42")
+    events = await session.append(TRIP)
+    assert [e.type for e in events] == ["MessageAppended"] * 6
+    assert events[0].data is not None
+    assert events[0].data["encoding"] == "o200k_base"
+    assert events[0].data["tokens"] > 0
+    await session.pin(["m2"], reason="user constraint")
+    context = await session.render(Budget(context_limit=10_000, max_output_tokens=1_000))
+    manifest = context.manifest
+    assert (
+        manifest.message_ids
+        == [m.id for m in context.messages]
+        == ["m1", "m2", "m3", "m4", "m5", "m6"]
+    )
+    assert manifest.sections == ["prefix", "pinned", "window", "window", "window", "window"]
+    assert (
+        manifest.tokens["total"]
+        == sum(manifest.tokens[s] for s in ("prefix", "pinned", "window")) + 3
+    )
+    assert context.wire[2]["tool_calls"][0]["id"] == "c1"
+    assert not manifest.over_budget
+    assert manifest.tokenizer == ["o200k_base"]
+    assert len(manifest.request_hash) == 64
+
+
+async def test_tight_budget_keeps_prefix_pins_and_recent_groups(ledger: Ledger) -> None:
+    session = ledger.session("acme", "trip-42")
+    await session.append(TRIP)
+    await session.pin(["m2"], reason="constraint")
+    tight = Budget(context_limit=60, max_output_tokens=0, tool_reserve=0, safety_margin=0)
+    context = await session.render(tight, keep_groups=1)
+    assert context.manifest.message_ids == ["m1", "m2", "m6"]
+    assert not context.manifest.over_budget
+    assert context.manifest.tokens["total"] <= 60
+    assert context.manifest.dropped_groups == 2
+    too_small = Budget(context_limit=20, max_output_tokens=0, tool_reserve=0, safety_margin=0)
+    context = await session.render(too_small, keep_groups=1)
+    assert context.manifest.message_ids == ["m1", "m2", "m6"]  # never dropped, but reported
+    assert context.manifest.over_budget
+    assert context.manifest.tokens["total"] > 20
+
+
+async def test_protocol_issue_is_recorded_at_append(ledger: Ledger) -> None:
+    session = ledger.session("acme", "s")
+    events = await session.append(
+        [{"id": "x", "role": "tool", "tool_call_id": "ghost", "content": "?"}]
+    )
+    assert [e.type for e in events] == ["MessageAppended", "ProtocolIssueRecorded"]
+    assert events[1].data is not None
+    assert events[1].data["kind"] == "orphan_result"
+    context = await session.render(Budget(context_limit=5000, max_output_tokens=0))
+    assert context.manifest.message_ids == ["x"]  # reported, never dropped
+    assert context.manifest.protocol_issues[0]["kind"] == "orphan_result"
+
+
+async def test_refusals(ledger: Ledger) -> None:
+    session = ledger.session("acme", "s")
+    await session.append(TRIP[:2])
+    with pytest.raises(MessageValidationError, match="already in session"):
+        await session.append([TRIP[1]])
+    with pytest.raises(MessageValidationError, match="has no message 'nope'"):
+        await session.pin(["nope"], reason="r")
+    with pytest.raises(MessageValidationError, match="unknown role"):
+        await session.append([{"role": "wizard", "content": "x"}])
+
+
+async def test_unpin_and_model_call(ledger: Ledger) -> None:
+    session = ledger.session("acme", "s")
+    await session.append(TRIP)
+    await session.pin(["m2", "m4"], reason="r")
+    await session.unpin(["m4"], reason="done")
+    state = await session.state()
+    assert state.pinned == {"m2"}
+    event = await session.record_model_call(
+        input_tokens=900, output_tokens=40, cached_input_tokens=512, ttft_ms=320.5
+    )
+    assert event.type == "ModelCallRecorded"
+    assert (await session.state()).model_calls == 1
+
+
+async def test_time_travel_equals_what_was_rendered_then(ledger: Ledger) -> None:
+    session = ledger.session("acme", "trip")
+    budget = Budget(context_limit=150, max_output_tokens=0, tool_reserve=0, safety_margin=0)
+    rendered_then = {}
+    for message in TRIP:
+        (event, *_) = await session.append([message])
+        rendered_then[event.version] = (await session.render(budget, keep_groups=2)).manifest
+    for version, manifest in rendered_then.items():
+        again = await session.render(budget, keep_groups=2, at_version=version)
+        assert again.manifest == manifest
+        by_position = await session.render(
+            budget, keep_groups=2, at_position=manifest.as_of_position
+        )
+        assert by_position.manifest == manifest
+
+
+def test_sync_facade(tmp_path: Path) -> None:
+    with SyncLedger(str(tmp_path / "ledger.db")) as ledger:
+        session = ledger.session("acme", "sync")
+        session.append(TRIP[:3])
+        session.pin(["m2"], reason="r")
+        context = session.render(Budget(context_limit=5000, max_output_tokens=0))
+        assert context.manifest.message_ids == ["m1", "m2", "m3"]
+
+
+def groups_whole(rendered: list[Message], groups: list[Any]) -> bool:
+    """Every group of the session is rendered whole or not at all."""
+    ids = {message.id for message in rendered}
+    return all(len({m.id in ids for m in group.messages}) == 1 for group in groups)
+
+
+async def test_tau_bench_at_75_50_25_percent(corpora: Path) -> None:
+    runs = json.loads((corpora / "tau-bench-airline" / "gpt-4o-airline.json").read_text())
+    async with EventStore.open("memory://") as store:
+        ledger = Ledger(store)
+        for run in runs:
+            session = ledger.session("tau", f"{run['task_id']}-{run['trial']}")
+            for index, message in enumerate(run["traj"]):
+                message = {**message, "id": f"m{index}"}
+                calls = message.pop("tool_calls", None) or []
+                message["tool_calls"] = [
+                    {
+                        "id": c["id"],
+                        "name": c["function"]["name"],
+                        "arguments": c["function"]["arguments"],
+                    }
+                    for c in calls
+                ]
+                await session.append([message])
+            first_user = next(i for i, m in enumerate(run["traj"]) if m["role"] == "user")
+            await session.pin([f"m{first_user}"], reason="the user's request")
+            state = await session.state()
+            total = sum(state.tokens.values())
+            groups, _ = group_messages(state.messages)
+            for share in (0.75, 0.5, 0.25):
+                budget = Budget(
+                    context_limit=int(total * share),
+                    max_output_tokens=0,
+                    tool_reserve=0,
+                    safety_margin=0,
+                )
+                context = await session.render(budget)
+                ids = context.manifest.message_ids
+                assert context.messages[0].content == run["traj"][0]["content"]  # prefix
+                assert f"m{first_user}" in ids  # the pin
+                for group in groups[-6:]:  # the last keep_groups groups, verbatim
+                    assert all(m.id in ids for m in group.messages)
+                assert groups_whole(context.messages, groups)  # no orphan, no split group
+                assert context.manifest.over_budget or context.manifest.tokens["total"] <= (
+                    budget.usable
+                )
