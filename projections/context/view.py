@@ -111,6 +111,7 @@ class Manifest(BaseModel):
 
     message_ids: list[str]
     sections: list[str]
+    message_tokens: list[int]
     tokens: dict[str, int]
     tokenizer: list[str]
     budget: dict[str, Any]
@@ -159,6 +160,7 @@ def render(
     manifest = Manifest(
         message_ids=[message.id for message in messages],
         sections=sections,
+        message_tokens=[state.tokens[message.id] for message in messages],
         tokens=per_section,
         tokenizer=sorted(state.encodings),
         budget={**budget.model_dump(), "usable": budget.usable, "trigger": budget.trigger},

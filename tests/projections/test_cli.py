@@ -200,5 +200,98 @@ def test_demo_runs_and_shows_tampering_caught(tmp_path: Path) -> None:
 def test_help_lists_every_command() -> None:
     result = ctxledger("--help")
     assert result.returncode == 0
-    for command in ("append", "demo", "erase", "log", "streams", "tenants", "verify"):
+    for command in (
+        "append",
+        "context",
+        "demo",
+        "erase",
+        "ingest",
+        "log",
+        "pin",
+        "streams",
+        "tenants",
+        "unpin",
+        "verify",
+    ):
         assert command in result.stdout
+
+
+def test_session_commands(tmp_path: Path) -> None:
+    db = tmp_path / "sessions.db"
+    lines = tmp_path / "messages.jsonl"
+    lines.write_text(
+        "\n".join(
+            json.dumps(m)
+            for m in [
+                {"id": "m1", "role": "system", "content": "You plan trips."},
+                {"id": "m2", "role": "user", "content": "≤ 200 CNY, leave 2026-09-19."},
+                {
+                    "role": "assistant",
+                    "content": None,
+                    "tool_calls": [
+                        {
+                            "id": "c1",
+                            "type": "function",
+                            "function": {"name": "search", "arguments": "{}"},
+                        }
+                    ],
+                },
+                {"role": "tool", "tool_call_id": "c1", "content": "G7311"},
+            ]
+        ),
+        encoding="utf-8",
+    )
+    ingest = ctxledger(
+        "ingest", str(lines), "--tenant", "acme", "--session", "trip", "--json", db=db
+    )
+    assert ingest.returncode == 0, ingest.stderr
+    assert json.loads(ingest.stdout) == {"appended": 4, "session_version": 4}
+    pin = ctxledger(
+        "pin", "--tenant", "acme", "--session", "trip", "m2", "--reason", "budget", db=db
+    )
+    assert pin.returncode == 0, pin.stderr
+    result = ctxledger(
+        "context",
+        "--tenant",
+        "acme",
+        "--session",
+        "trip",
+        "--json",
+        "--context-limit",
+        "8000",
+        "--max-output",
+        "500",
+        db=db,
+    )
+    assert result.returncode == 0, result.stderr
+    rendered = json.loads(result.stdout)
+    manifest = rendered["manifest"]
+    assert len(manifest["message_ids"]) == len(rendered["messages"]) == 4
+    assert manifest["sections"][:2] == ["prefix", "pinned"]
+    before = ctxledger(
+        "context",
+        "--tenant",
+        "acme",
+        "--session",
+        "trip",
+        "--json",
+        "--at-version",
+        "2",
+        "--format",
+        "anthropic",
+        db=db,
+    )
+    assert json.loads(before.stdout)["messages"] == {
+        "system": "You plan trips.",
+        "messages": [{"role": "user", "content": "≤ 200 CNY, leave 2026-09-19."}],
+    }
+    unknown = ctxledger(
+        "pin", "--tenant", "acme", "--session", "trip", "nope", "--reason", "r", db=db
+    )
+    assert unknown.returncode == 2
+    assert "has no message 'nope'" in unknown.stderr
+    bad = tmp_path / "bad.json"
+    bad.write_text('[{"role": "wizard", "content": "x"}]', encoding="utf-8")
+    refused = ctxledger("ingest", str(bad), "--tenant", "acme", "--session", "trip", db=db)
+    assert refused.returncode == 2
+    assert "unknown role 'wizard'" in refused.stderr

@@ -1,0 +1,74 @@
+"""Shared pieces of the ``ctxledger`` command line: the group, the store, output, errors.
+
+Every command takes the database from ``--db`` or ``CTXLEDGER_DB`` (default ``./ctxledger.db``),
+prints readable tables for people and, with ``--json``, JSON for machines. Exit codes: 0 success,
+1 verification found tampering, 2 bad usage or any other error.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import Callable, Coroutine
+from typing import Any, TypeVar
+
+import click
+from rich.console import Console
+
+from eventstore import EventStore, LedgerError
+
+__all__ = [
+    "EXIT_ERROR",
+    "EXIT_FAILED_VERIFICATION",
+    "cli",
+    "open_store",
+    "print_json",
+    "run",
+    "stderr",
+    "stdout",
+]
+
+T = TypeVar("T")
+DEFAULT_DB = "ctxledger.db"
+EXIT_FAILED_VERIFICATION = 1
+EXIT_ERROR = 2
+
+stdout = Console(highlight=False)
+stderr = Console(stderr=True, highlight=False)
+
+
+def run(action: Callable[[], Coroutine[Any, Any, T]]) -> T:
+    """Run one async action; turn ctxledger errors into a message and exit code 2."""
+    try:
+        return asyncio.run(action())
+    except LedgerError as error:
+        stderr.print(f"[bold red]error:[/] {error}", markup=True, highlight=False)
+        raise SystemExit(EXIT_ERROR) from error
+    except ValueError as error:
+        stderr.print(f"[bold red]error:[/] {error}")
+        raise SystemExit(EXIT_ERROR) from error
+
+
+def print_json(value: Any) -> None:
+    """Write one JSON document to stdout (plain, never styled)."""
+    click.echo(json.dumps(value, ensure_ascii=False, sort_keys=True))
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.option(
+    "--db",
+    envvar="CTXLEDGER_DB",
+    default=DEFAULT_DB,
+    show_default=True,
+    help="Database URL or SQLite file path (or set CTXLEDGER_DB).",
+)
+@click.version_option(package_name="ctxledger")
+@click.pass_context
+def cli(context: click.Context, db: str) -> None:
+    """ctxledger: an event-sourced, tamper-evident memory store for LLM agents."""
+    context.obj = db
+
+
+def open_store(context: click.Context, *, create: bool = False) -> EventStore:
+    """The store named by ``--db``; only commands that write may create a new database."""
+    return EventStore.open(str(context.obj), create=create)

@@ -1,0 +1,228 @@
+"""Commands on sessions: ingest, pin, unpin, context."""
+
+from __future__ import annotations
+
+import json
+from datetime import datetime
+from typing import IO, Any
+
+import click
+from rich.table import Table
+from rich.text import Text
+
+from projections.cli.common import cli, open_store, print_json, run, stdout
+from projections.context.budget import Budget
+from projections.context.formats import FORMATS, Format, to_messages
+from projections.context.messages import Message, text_of
+from projections.context.tokens import TiktokenCounter
+from projections.context.view import RenderedContext
+from projections.errors import MessageValidationError
+from projections.ledger import Ledger
+
+__all__ = ["context_limit_for"]
+
+_FORMAT = click.Choice(FORMATS)
+_INGEST_BATCH = 500
+# Context windows of common models, for --model without --context-limit.
+_CONTEXT_LIMITS = {
+    "gpt-4.1": 1_047_576,
+    "gpt-5": 400_000,
+    "o1": 200_000,
+    "o3": 200_000,
+    "o4": 200_000,
+    "gpt-4o": 128_000,
+    "gpt-4-turbo": 128_000,
+    "gpt-3.5-turbo": 16_385,
+    "gpt-4": 8_192,
+}
+
+
+def context_limit_for(model: str) -> int:
+    """The context window of ``model`` (128,000 when the model is not known)."""
+    for prefix, limit in _CONTEXT_LIMITS.items():
+        if model.startswith(prefix):
+            return limit
+    return 128_000
+
+
+def read_payload(source: IO[str], fmt: Format) -> Any:
+    """A JSON document, or JSON Lines (one item per line) for the list formats."""
+    text = source.read()
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as whole_error:
+        if fmt == "anthropic":
+            raise click.UsageError(f"the input is not JSON: {whole_error}") from whole_error
+        items = []
+        for number, line in enumerate(text.splitlines(), start=1):
+            if line.strip():
+                try:
+                    items.append(json.loads(line))
+                except json.JSONDecodeError as error:
+                    raise click.UsageError(
+                        f"line {number} is not JSON ({error}); give a JSON array or JSON Lines"
+                    ) from error
+        return items
+
+
+@cli.command("ingest")
+@click.argument("source", type=click.File("r", encoding="utf-8"))
+@click.option("--tenant", required=True)
+@click.option("--session", "session_id", required=True)
+@click.option("--format", "fmt", type=_FORMAT, default="openai", show_default=True)
+@click.option("--model", default="gpt-4o", show_default=True, help="Chooses the tokenizer.")
+@click.option("--json", "as_json", is_flag=True)
+@click.pass_context
+def ingest_command(
+    context: click.Context,
+    source: IO[str],
+    tenant: str,
+    session_id: str,
+    fmt: Format,
+    model: str,
+    as_json: bool,
+) -> None:
+    """Append the messages of FILE (a JSON array or JSON Lines; '-' for stdin) to a session.
+
+    A message's 'id' is kept when present. Each batch of 500 messages is one transaction.
+    """
+    try:
+        messages = to_messages(fmt, read_payload(source, fmt))
+    except MessageValidationError as error:
+        raise click.UsageError(str(error)) from error
+
+    async def action() -> int:
+        async with open_store(context, create=True) as store:
+            session = Ledger(store, counter=TiktokenCounter(model)).session(tenant, session_id)
+            for start in range(0, len(messages), _INGEST_BATCH):
+                await session.append(messages[start : start + _INGEST_BATCH])
+            return (await session.state()).version
+
+    version = run(action)
+    if as_json:
+        print_json({"appended": len(messages), "session_version": version})
+    else:
+        stdout.print(
+            f"appended {len(messages)} messages to {tenant}/session/{session_id} "
+            f"(now at version {version})"
+        )
+
+
+def _mark_command(name: str, verb: str) -> Any:
+    @cli.command(name, help=f"{verb} messages of a session by id.")
+    @click.option("--tenant", required=True)
+    @click.option("--session", "session_id", required=True)
+    @click.argument("message_ids", nargs=-1, required=True)
+    @click.option("--reason", required=True)
+    @click.pass_context
+    def command(
+        context: click.Context,
+        tenant: str,
+        session_id: str,
+        message_ids: tuple[str, ...],
+        reason: str,
+    ) -> None:
+        async def action() -> int:
+            async with open_store(context) as store:
+                session = Ledger(store).session(tenant, session_id)
+                mark = session.pin if name == "pin" else session.unpin
+                return (await mark(list(message_ids), reason=reason)).version
+
+        version = run(action)
+        stdout.print(f"{name}ned {len(message_ids)} message(s) (session version {version})")
+
+    return command
+
+
+_mark_command("pin", "Pin")
+_mark_command("unpin", "Unpin")
+
+
+@cli.command("context")
+@click.option("--tenant", required=True)
+@click.option("--session", "session_id", required=True)
+@click.option("--context-limit", type=int, help="Tokens of the model's context window.")
+@click.option("--max-output", type=int, default=4_000, show_default=True)
+@click.option(
+    "--model", default="gpt-4o", show_default=True, help="Sets the default context limit."
+)
+@click.option("--keep-groups", type=int, default=6, show_default=True)
+@click.option("--at-version", type=int, help="The context as it was at this session version.")
+@click.option(
+    "--at-time",
+    type=click.DateTime(["%Y-%m-%dT%H:%M:%S%z", "%Y-%m-%dT%H:%M:%S"]),
+    help="The context as it was at this time (ISO 8601, UTC if no offset).",
+)
+@click.option("--format", "fmt", type=_FORMAT, default="openai", show_default=True)
+@click.option("--json", "as_json", is_flag=True, help='{"messages": [...], "manifest": {...}}')
+@click.pass_context
+def context_command(
+    context: click.Context,
+    tenant: str,
+    session_id: str,
+    context_limit: int | None,
+    max_output: int,
+    model: str,
+    keep_groups: int,
+    at_version: int | None,
+    at_time: datetime | None,
+    fmt: Format,
+    as_json: bool,
+) -> None:
+    """Render the messages of the session's next request within the budget."""
+    if at_time is not None and at_time.tzinfo is None:
+        from datetime import UTC
+
+        at_time = at_time.replace(tzinfo=UTC)
+    try:
+        budget = Budget(
+            context_limit=context_limit or context_limit_for(model), max_output_tokens=max_output
+        )
+    except ValueError as error:
+        raise click.UsageError(str(error)) from error
+
+    async def action() -> RenderedContext:
+        async with open_store(context) as store:
+            return (
+                await Ledger(store)
+                .session(tenant, session_id)
+                .render(
+                    budget,
+                    keep_groups=keep_groups,
+                    fmt=fmt,
+                    at_version=at_version,
+                    at_time=at_time,
+                )
+            )
+
+    rendered = run(action)
+    if as_json:
+        print_json({"messages": rendered.wire, "manifest": rendered.manifest.model_dump()})
+        return
+    show_context(rendered, budget)
+
+
+def show_context(rendered: RenderedContext, budget: Budget) -> None:
+    manifest = rendered.manifest
+    table = Table(title=f"next request (as of version {manifest.as_of_version})")
+    for column in ("id", "section", "role", "tokens", "content"):
+        table.add_column(column, overflow="fold")
+    rows = zip(rendered.messages, manifest.sections, manifest.message_tokens, strict=True)
+    for message, section, tokens in rows:
+        table.add_row(Text(message.id), section, message.role, str(tokens), Text(_preview(message)))
+    stdout.print(table)
+    used = manifest.tokens["total"]
+    width = 40
+    filled = min(width, round(width * used / budget.usable))
+    bar = "█" * filled + "░" * (width - filled)
+    verdict = "[bold red]OVER BUDGET[/]" if manifest.over_budget else "within budget"
+    stdout.print(
+        f"{bar} {used}/{budget.usable} tokens usable — {verdict}; "
+        f"{manifest.dropped_groups} older group(s) left out"
+    )
+
+
+def _preview(message: Message, width: int = 70) -> str:
+    text = text_of(message) or ", ".join(f"{c.name}({c.arguments})" for c in message.tool_calls)
+    text = " ".join(text.split())
+    return text if len(text) <= width else text[: width - 1] + "…"
