@@ -22,7 +22,6 @@ from typing import Any
 from eventstore import EventStore, NewEvent, RecordedEvent
 from projections.context.budget import Budget
 from projections.context.formats import Format
-from projections.context.grouping import group_messages
 from projections.context.messages import Message, parse_message
 from projections.context.tokens import TiktokenCounter, TokenCounter
 from projections.context.view import (
@@ -52,6 +51,12 @@ class Ledger:
     def __init__(self, store: EventStore, *, counter: TokenCounter | None = None) -> None:
         self.store = store
         self._counter = counter
+        # Latest state per session, caught up on use; one lock per session guards it.
+        self._states: dict[tuple[str, str], SessionState] = {}
+        self._locks: dict[tuple[str, str], asyncio.Lock] = {}
+
+    def _lock(self, key: tuple[str, str]) -> asyncio.Lock:
+        return self._locks.setdefault(key, asyncio.Lock())
 
     @property
     def counter(self) -> TokenCounter:
@@ -83,8 +88,8 @@ class Session:
             MessageValidationError: a message is malformed or its id is already in the session.
         """
         parsed = [parse_message(m, where=f"message {i}") for i, m in enumerate(messages)]
-        state = await self.state()
-        known = set(state.message_ids())
+        state = await self._current()
+        known = set(state.index_of)
         for message in parsed:
             if message.id in known:
                 raise MessageValidationError(
@@ -112,12 +117,6 @@ class Session:
 
     def _new_issues(self, state: SessionState, parsed: list[Message]) -> list[NewEvent]:
         """Protocol issues that appending ``parsed`` creates (recorded once, when found)."""
-
-        def keys(messages: list[Message]) -> dict[tuple[str, str, str], Any]:
-            return {(i.kind, i.message_id, i.tool_call_id): i for i in group_messages(messages)[1]}
-
-        before = keys(state.messages)
-        after = keys([*state.messages, *parsed])
         return [
             NewEvent(
                 type=PROTOCOL_ISSUE_RECORDED,
@@ -128,9 +127,19 @@ class Session:
                     "detail": issue.detail,
                 },
             )
-            for key, issue in after.items()
-            if key not in before
+            for issue in state.grouper.preview(parsed)
         ]
+
+    async def _current(self) -> SessionState:
+        """The session's latest state, caught up from the ledger's cache (O(new events))."""
+        key = (self.tenant_id, self.stream_id)
+        async with self.ledger._lock(key):
+            state = self.ledger._states.get(key) or ContextView.initial()
+            events = await self.ledger.store.read_stream(
+                self.tenant_id, self.stream_id, from_version=state.version + 1
+            )
+            self.ledger._states[key] = ContextView.fold(events, state)
+            return self.ledger._states[key]
 
     async def pin(self, message_ids: Sequence[str], *, reason: str) -> RecordedEvent:
         """Pin messages: their groups stay in context verbatim, whatever the budget."""
@@ -145,7 +154,7 @@ class Session:
             raise MessageValidationError(f"{kind} needs at least one message id")
         if not reason or not reason.strip():
             raise MessageValidationError(f"{kind} needs a reason")
-        known = set((await self.state()).message_ids())
+        known = (await self._current()).index_of
         unknown = [i for i in message_ids if i not in known]
         if unknown:
             raise MessageValidationError(
@@ -213,7 +222,14 @@ class Session:
         at_position: int | None = None,
         at_time: datetime | None = None,
     ) -> RenderedContext:
-        """The next request's messages under ``budget``, with its manifest."""
+        """The next request's messages under ``budget``, with its manifest.
+
+        The latest context comes from a state the ledger keeps current (a warm render reads
+        only new events and touches only the groups it keeps); an earlier one is folded from
+        the stream up to that point.
+        """
+        if at_version is None and at_position is None and at_time is None:
+            return render(await self._current(), budget, keep_groups=keep_groups, fmt=fmt)
         state = await self.state(at_version=at_version, at_position=at_position, at_time=at_time)
         return render(state, budget, keep_groups=keep_groups, fmt=fmt)
 

@@ -5,16 +5,19 @@ message with ``tool_calls`` together with all its ``role=tool`` results. Orphan 
 without results and duplicate call ids are reported as protocol issues, never dropped: an
 orphan result becomes a group of its own and stays visible. A trailing call still waiting for
 its results is kept with the call (the caller is mid-turn) and is not an issue.
+
+:class:`Grouper` works incrementally (one message at a time, constant work each), so a session's
+groups are maintained as it grows; :func:`group_messages` runs it over a list.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, MutableSet, Sequence
 from dataclasses import dataclass, field
 
 from projections.context.messages import Message
 
-__all__ = ["Group", "ProtocolIssue", "group_messages"]
+__all__ = ["Group", "Grouper", "ProtocolIssue", "group_messages"]
 
 
 @dataclass(frozen=True)
@@ -41,62 +44,47 @@ class Group:
 
 
 @dataclass
-class _Open:
-    call: Message
-    results: list[Message] = field(default_factory=list)
-    waiting: list[str] = field(default_factory=list)
+class Grouper:
+    """Groups messages as they arrive.
 
+    ``starts[g]`` is the index (in the message sequence) of the first message of group ``g``;
+    group ``g`` runs to ``starts[g + 1]`` (or the end). Only the last group can still grow.
+    """
 
-def group_messages(messages: Sequence[Message]) -> tuple[list[Group], list[ProtocolIssue]]:
-    """Split messages into groups; report protocol issues found on the way."""
-    groups: list[Group] = []
-    issues: list[ProtocolIssue] = []
-    seen_calls: set[str] = set()
-    current: _Open | None = None
+    starts: list[int] = field(default_factory=list)
+    issues: list[ProtocolIssue] = field(default_factory=list)
+    count: int = 0
+    _open_call: Message | None = None
+    _waiting: list[str] = field(default_factory=list)
+    _seen_calls: MutableSet[str] = field(default_factory=set)
 
-    def close(at_end: bool) -> None:
-        nonlocal current
-        if current is None:
-            return
-        if current.waiting and not at_end:
-            for call_id in current.waiting:
-                issues.append(
-                    ProtocolIssue(
-                        "missing_result",
-                        current.call.id,
-                        call_id,
-                        f"call {call_id} of message {current.call.id} got no result before the "
-                        f"conversation moved on",
-                    )
-                )
-        pending = tuple(current.waiting) if at_end else ()
-        groups.append(Group((current.call, *current.results), pending))
-        current = None
-
-    for message in messages:
+    def add(self, message: Message) -> None:
+        """Place the next message in a group."""
+        index = self.count
+        self.count += 1
         if message.role == "tool":
             call_id = message.tool_call_id or ""
-            if current is not None and call_id in current.waiting:
-                current.waiting.remove(call_id)
-                current.results.append(message)
-                continue
-            issues.append(
+            if self._open_call is not None and call_id in self._waiting:
+                self._waiting.remove(call_id)
+                return  # joins the open group
+            self.issues.append(
                 ProtocolIssue(
                     "orphan_result",
                     message.id,
                     call_id,
-                    f"tool result {message.id} answers call {call_id}, which is not an open call "
-                    f"of the preceding assistant message",
+                    f"tool result {message.id} answers call {call_id}, which is not an open "
+                    f"call of the preceding assistant message",
                 )
             )
-            close(at_end=False)
-            groups.append(Group((message,)))
-            continue
-        close(at_end=False)
+            self._close()
+            self.starts.append(index)
+            return
+        self._close()
+        self.starts.append(index)
         if message.tool_calls:
             for call in message.tool_calls:
-                if call.id in seen_calls:
-                    issues.append(
+                if call.id in self._seen_calls:
+                    self.issues.append(
                         ProtocolIssue(
                             "duplicate_call_id",
                             message.id,
@@ -104,9 +92,84 @@ def group_messages(messages: Sequence[Message]) -> tuple[list[Group], list[Proto
                             f"call id {call.id} of message {message.id} repeats an earlier call",
                         )
                     )
-                seen_calls.add(call.id)
-            current = _Open(message, waiting=[call.id for call in message.tool_calls])
-        else:
-            groups.append(Group((message,)))
-    close(at_end=True)
-    return groups, issues
+                self._seen_calls.add(call.id)
+            self._open_call = message
+            self._waiting = [call.id for call in message.tool_calls]
+
+    def _close(self) -> None:
+        if self._open_call is not None:
+            for call_id in self._waiting:
+                self.issues.append(
+                    ProtocolIssue(
+                        "missing_result",
+                        self._open_call.id,
+                        call_id,
+                        f"call {call_id} of message {self._open_call.id} got no result before the "
+                        f"conversation moved on",
+                    )
+                )
+        self._open_call = None
+        self._waiting = []
+
+    @property
+    def pending_calls(self) -> tuple[str, ...]:
+        """Calls of the last group still waiting for their results."""
+        return tuple(self._waiting)
+
+    def preview(self, messages: Sequence[Message]) -> list[ProtocolIssue]:
+        """The issues that adding ``messages`` would report, leaving this grouper unchanged.
+
+        Costs O(len(messages)): only the open call is copied; call ids seen so far are read
+        through an overlay, not copied.
+        """
+        probe = Grouper(
+            count=self.count,
+            _open_call=self._open_call,
+            _waiting=list(self._waiting),
+            _seen_calls=_Overlay(self._seen_calls),
+        )
+        for message in messages:
+            probe.add(message)
+        return probe.issues
+
+    def bounds(self, group: int) -> tuple[int, int]:
+        """``(first, end)`` message indexes of group ``group``."""
+        end = self.starts[group + 1] if group + 1 < len(self.starts) else self.count
+        return self.starts[group], end
+
+
+class _Overlay(MutableSet[str]):
+    """A set that reads through to a base set and keeps its own additions apart."""
+
+    def __init__(self, base: MutableSet[str]) -> None:
+        self._base = base
+        self._added: set[str] = set()
+
+    def __contains__(self, value: object) -> bool:
+        return value in self._added or value in self._base
+
+    def __iter__(self) -> Iterator[str]:
+        yield from self._base
+        yield from (value for value in self._added if value not in self._base)
+
+    def __len__(self) -> int:
+        return len(self._base) + len(self._added - set(self._base))
+
+    def add(self, value: str) -> None:
+        self._added.add(value)
+
+    def discard(self, value: str) -> None:
+        self._added.discard(value)
+
+
+def group_messages(messages: Sequence[Message]) -> tuple[list[Group], list[ProtocolIssue]]:
+    """Split messages into groups; report protocol issues found on the way."""
+    grouper = Grouper()
+    for message in messages:
+        grouper.add(message)
+    groups = []
+    for index in range(len(grouper.starts)):
+        first, end = grouper.bounds(index)
+        last = index == len(grouper.starts) - 1
+        groups.append(Group(tuple(messages[first:end]), grouper.pending_calls if last else ()))
+    return groups, list(grouper.issues)

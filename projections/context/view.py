@@ -3,6 +3,7 @@ request. The fold and the render are pure: events in, state out; state in, messa
 
 from __future__ import annotations
 
+from bisect import bisect_right
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
@@ -14,10 +15,10 @@ from eventstore import RecordedEvent
 from eventstore.encoding import canonical_json
 from projections.context.budget import Budget
 from projections.context.formats import Format, from_messages
-from projections.context.grouping import ProtocolIssue, group_messages
+from projections.context.grouping import Grouper, ProtocolIssue
 from projections.context.messages import Message
 from projections.context.tokens import REPLY_PRIMING_TOKENS
-from projections.context.window import plan_window
+from projections.context.window import plan_groups
 
 __all__ = [
     "MESSAGES_PINNED",
@@ -42,16 +43,21 @@ ERASED = "[erased]"
 
 @dataclass
 class SessionState:
-    """A session folded from its events: messages in order, token counts, pins.
+    """A session folded from its events: messages, token counts, groups, pins.
 
-    The fold owns its state (``apply`` extends it in place and returns it), so rebuilding a
-    long session is linear; states handed out by the API are never folded further.
+    Groups, the prefix and per-group token sums are maintained as messages arrive, so a render
+    touches only the groups it keeps. The fold owns its state (``apply`` extends it in place
+    and returns it), so rebuilding a long session is linear.
     """
 
     messages: list[Message] = field(default_factory=list)
     tokens: dict[str, int] = field(default_factory=dict)
+    index_of: dict[str, int] = field(default_factory=dict)
     encodings: set[str] = field(default_factory=set)
     pinned: set[str] = field(default_factory=set)
+    grouper: Grouper = field(default_factory=Grouper)
+    group_tokens: list[int] = field(default_factory=list)
+    prefix_end: int = 0
     version: int = 0
     position: int = 0
     model_calls: int = 0
@@ -59,6 +65,45 @@ class SessionState:
     def message_ids(self) -> list[str]:
         """The ids of the session's messages, in order."""
         return [message.id for message in self.messages]
+
+    def add_message(self, message: Message, tokens: int) -> None:
+        """Append a message and keep groups, prefix and group sizes current."""
+        groups_before = len(self.grouper.starts)
+        self.index_of[message.id] = len(self.messages)
+        self.messages.append(message)
+        self.tokens[message.id] = tokens
+        self.grouper.add(message)
+        if len(self.grouper.starts) > groups_before:
+            self.group_tokens.append(tokens)
+            if self.prefix_end == groups_before and message.role in ("system", "developer"):
+                self.prefix_end += 1
+        else:
+            self.group_tokens[-1] += tokens
+
+    def digest(self) -> str:
+        """A hash of everything the state holds: equal states, equal digests."""
+        return blake3(
+            canonical_json(
+                {
+                    "messages": [m.model_dump(mode="json") for m in self.messages],
+                    "tokens": self.tokens,
+                    "encodings": sorted(self.encodings),
+                    "pinned": sorted(self.pinned),
+                    "starts": self.grouper.starts,
+                    "pending": list(self.grouper.pending_calls),
+                    "issues": [_issue(issue) for issue in self.grouper.issues],
+                    "group_tokens": self.group_tokens,
+                    "prefix_end": self.prefix_end,
+                    "version": self.version,
+                    "position": self.position,
+                    "model_calls": self.model_calls,
+                }
+            )
+        ).hexdigest()
+
+    def group_of(self, message_id: str) -> int:
+        """The index of the group that holds a message."""
+        return bisect_right(self.grouper.starts, self.index_of[message_id]) - 1
 
 
 class ContextView:
@@ -79,12 +124,10 @@ class ContextView:
         if event.type == MESSAGE_APPENDED:
             if data is None:  # erased: keep its place, never its content
                 message = Message(id=f"erased:{event.event_id}", role="user", content=ERASED)
-                state.tokens[message.id] = 0
+                state.add_message(message, 0)
             else:
-                message = Message.model_validate(data["message"])
-                state.tokens[message.id] = int(data["tokens"])
+                state.add_message(Message.model_validate(data["message"]), int(data["tokens"]))
                 state.encodings.add(str(data["encoding"]))
-            state.messages.append(message)
         elif event.type == MESSAGES_PINNED and data is not None:
             state.pinned.update(data["message_ids"])
         elif event.type == MESSAGES_UNPINNED and data is not None:
@@ -96,9 +139,11 @@ class ContextView:
         return state
 
     @classmethod
-    def fold(cls, events: Iterable[RecordedEvent]) -> SessionState:
-        """The state after ``events`` (in stream order), from the initial state."""
-        state = cls.initial()
+    def fold(
+        cls, events: Iterable[RecordedEvent], state: SessionState | None = None
+    ) -> SessionState:
+        """The state after ``events`` (in stream order), from ``state`` or the initial state."""
+        state = state if state is not None else cls.initial()
         for event in events:
             state = cls.apply(state, event)
         return state
@@ -137,12 +182,13 @@ class RenderedContext(BaseModel):
 def render(
     state: SessionState, budget: Budget, *, keep_groups: int = 6, fmt: Format = "openai"
 ) -> RenderedContext:
-    """Render the session's next request under ``budget`` (pure)."""
-    groups, issues = group_messages(state.messages)
-    plan = plan_window(
-        groups,
-        state.pinned,
-        state.tokens,
+    """Render the session's next request under ``budget`` (pure; O(window), not O(history))."""
+    pinned_groups = {state.group_of(i) for i in state.pinned if i in state.index_of}
+    plan = plan_groups(
+        len(state.grouper.starts),
+        state.group_tokens.__getitem__,
+        state.prefix_end,
+        pinned_groups,
         budget.usable,
         keep_groups=keep_groups,
         fixed_tokens=REPLY_PRIMING_TOKENS,
@@ -150,8 +196,9 @@ def render(
     messages: list[Message] = []
     sections: list[str] = []
     per_section = {"prefix": 0, "summary": 0, "pinned": 0, "window": 0}
-    for group, section in plan.groups:
-        for message in group.messages:
+    for group, section in plan.chosen:
+        first, end = state.grouper.bounds(group)
+        for message in state.messages[first:end]:
             messages.append(message)
             sections.append(section)
             per_section[section] += state.tokens[message.id]
@@ -168,7 +215,7 @@ def render(
         request_hash=blake3(canonical_json({"format": fmt, "messages": wire})).hexdigest(),
         over_budget=plan.over_budget,
         dropped_groups=plan.dropped_groups,
-        protocol_issues=[_issue(issue) for issue in issues],
+        protocol_issues=[_issue(issue) for issue in state.grouper.issues],
         as_of_version=state.version,
         as_of_position=state.position,
     )

@@ -4,24 +4,43 @@ Keeps, in original order: the prefix (leading system/developer messages), every 
 pinned message, and the most recent groups, at least ``keep_groups`` of them and then as many
 older ones as fit. It never splits a group and never drops the prefix, a pin or one of the last
 ``keep_groups`` groups; when those alone exceed the budget the plan says ``over_budget``.
+
+:func:`plan_groups` works on group indexes and sizes and touches only the groups it keeps (plus
+the pinned ones), so planning costs O(window), not O(history); :func:`plan_window` is the same
+policy over a list of :class:`Group`.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence, Set
+from collections.abc import Callable, Iterable, Mapping, Sequence, Set
 from dataclasses import dataclass
 from typing import Literal
 
 from projections.context.grouping import Group
 
-__all__ = ["Section", "WindowPlan", "plan_window"]
+__all__ = ["GroupPlan", "Section", "WindowPlan", "plan_groups", "plan_window"]
 
 Section = Literal["prefix", "pinned", "window"]
 
 
 @dataclass(frozen=True)
+class GroupPlan:
+    """The chosen group indexes with their sections, in order, and the token figures."""
+
+    chosen: tuple[tuple[int, Section], ...]
+    tokens: int
+    limit: int
+    dropped_groups: int
+
+    @property
+    def over_budget(self) -> bool:
+        """Whether the groups that must stay exceed the limit."""
+        return self.tokens > self.limit
+
+
+@dataclass(frozen=True)
 class WindowPlan:
-    """The groups to render with their sections, in original order, and the token figures."""
+    """:class:`GroupPlan` with the groups themselves."""
 
     groups: tuple[tuple[Group, Section], ...]
     tokens: int
@@ -34,6 +53,46 @@ class WindowPlan:
         return self.tokens > self.limit
 
 
+def plan_groups(
+    group_count: int,
+    size: Callable[[int], int],
+    prefix_end: int,
+    pinned_groups: Iterable[int],
+    limit: int,
+    *,
+    keep_groups: int = 6,
+    fixed_tokens: int = 0,
+) -> GroupPlan:
+    """Choose groups by index.
+
+    Args:
+        group_count: the number of groups in the session.
+        size: tokens of group ``i``.
+        prefix_end: groups ``0 .. prefix_end - 1`` are the prefix.
+        pinned_groups: indexes of groups holding a pinned message.
+        limit: tokens available for the input.
+        keep_groups: the number of most recent groups always kept.
+        fixed_tokens: tokens spent outside the groups (reply priming, a summary).
+    """
+    sections: dict[int, Section] = dict.fromkeys(range(prefix_end), "prefix")
+    for index in pinned_groups:
+        if index >= prefix_end:
+            sections[index] = "pinned"
+    for index in range(max(prefix_end, group_count - keep_groups), group_count):
+        sections.setdefault(index, "window")
+    total = fixed_tokens + sum(size(index) for index in sections)
+    # Older groups join from the newest backwards while they fit, so the window is a suffix.
+    for index in range(group_count - keep_groups - 1, prefix_end - 1, -1):
+        if index in sections:
+            continue
+        if total + size(index) > limit:
+            break
+        sections[index] = "window"
+        total += size(index)
+    chosen = tuple((index, sections[index]) for index in sorted(sections))
+    return GroupPlan(chosen, total, limit, group_count - len(chosen))
+
+
 def plan_window(
     groups: Sequence[Group],
     pinned: Set[str],
@@ -43,39 +102,21 @@ def plan_window(
     keep_groups: int = 6,
     fixed_tokens: int = 0,
 ) -> WindowPlan:
-    """Choose the groups of the next request.
-
-    Args:
-        groups: the session's groups in order.
-        pinned: ids of pinned messages.
-        tokens: tokens of each message by id.
-        limit: tokens available for the input.
-        keep_groups: the number of most recent groups always kept.
-        fixed_tokens: tokens spent outside the groups (reply priming, a summary).
-    """
+    """:func:`plan_groups` over a list of groups, pins by message id and tokens by message id."""
     prefix_end = 0
     while prefix_end < len(groups) and all(
         m.role in ("system", "developer") for m in groups[prefix_end].messages
     ):
         prefix_end += 1
-    sections: dict[int, Section] = dict.fromkeys(range(prefix_end), "prefix")
-    for index in range(prefix_end, len(groups)):
-        if any(m.id in pinned for m in groups[index].messages):
-            sections[index] = "pinned"
-    for index in range(max(prefix_end, len(groups) - keep_groups), len(groups)):
-        sections.setdefault(index, "window")
-
-    def size(index: int) -> int:
-        return sum(tokens[m.id] for m in groups[index].messages)
-
-    total = fixed_tokens + sum(size(index) for index in sections)
-    # Older groups join from the newest backwards while they fit, so the window is a suffix.
-    for index in range(len(groups) - keep_groups - 1, prefix_end - 1, -1):
-        if index in sections:
-            continue
-        if total + size(index) > limit:
-            break
-        sections[index] = "window"
-        total += size(index)
-    chosen = tuple((groups[index], sections[index]) for index in sorted(sections))
-    return WindowPlan(chosen, total, limit, len(groups) - len(chosen))
+    pinned_groups = [i for i, g in enumerate(groups) if any(m.id in pinned for m in g.messages)]
+    plan = plan_groups(
+        len(groups),
+        lambda index: sum(tokens[m.id] for m in groups[index].messages),
+        prefix_end,
+        pinned_groups,
+        limit,
+        keep_groups=keep_groups,
+        fixed_tokens=fixed_tokens,
+    )
+    chosen = tuple((groups[index], section) for index, section in plan.chosen)
+    return WindowPlan(chosen, plan.tokens, plan.limit, plan.dropped_groups)

@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from eventstore import EventStore
 from projections.context.budget import Budget
@@ -188,3 +191,80 @@ async def test_tau_bench_at_75_50_25_percent(corpora: Path) -> None:
                 assert context.manifest.over_budget or context.manifest.tokens["total"] <= (
                     budget.usable
                 )
+
+
+OPERATIONS = st.lists(
+    st.one_of(
+        st.tuples(st.just("user"), st.integers(1, 3)),
+        st.tuples(st.just("calls"), st.integers(1, 3)),  # parallel calls and their results
+        st.tuples(st.just("partial"), st.integers(2, 3)),  # a result goes missing
+        st.tuples(st.just("orphan"), st.just(1)),
+        st.tuples(st.just("pin"), st.integers(0, 50)),
+        st.tuples(st.just("unpin"), st.integers(0, 50)),
+    ),
+    max_size=25,
+)
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(operations=OPERATIONS)
+def test_incremental_state_equals_rebuild_at_every_version(
+    operations: list[tuple[str, int]],
+) -> None:
+    """The cached, incrementally updated state and a fold from zero agree at every version."""
+
+    async def scenario() -> None:
+        async with EventStore.open("memory://") as store:
+            ledger = Ledger(store)
+            session = ledger.session("acme", "prop")
+            budget = Budget(context_limit=400, max_output_tokens=0, tool_reserve=0, safety_margin=0)
+            ids: list[str] = []
+            await session.append([{"id": "sys", "role": "system", "content": "rules"}])
+            for step, (kind, n) in enumerate(operations):
+                batch: list[dict[str, Any]] = []
+                if kind == "user":
+                    batch = [
+                        {"id": f"u{step}_{k}", "role": "user", "content": "q" * k * 9}
+                        for k in range(n)
+                    ]
+                elif kind in ("calls", "partial"):
+                    calls = [
+                        {"id": f"c{step}_{k}", "name": "f", "arguments": "{}"} for k in range(n)
+                    ]
+                    batch = [{"id": f"a{step}", "role": "assistant", "tool_calls": calls}]
+                    answered = n if kind == "calls" else n - 1
+                    batch += [
+                        {
+                            "id": f"r{step}_{k}",
+                            "role": "tool",
+                            "tool_call_id": f"c{step}_{k}",
+                            "content": "ok" * k,
+                        }
+                        for k in range(answered)
+                    ]
+                elif kind == "orphan":
+                    batch = [
+                        {
+                            "id": f"o{step}",
+                            "role": "tool",
+                            "tool_call_id": "nowhere",
+                            "content": "?",
+                        }
+                    ]
+                elif ids:
+                    target = [ids[n % len(ids)]]
+                    mark = session.pin if kind == "pin" else session.unpin
+                    await mark(target, reason="test")
+                if batch:
+                    await session.append(batch)
+                    ids += [m["id"] for m in batch]
+                warm = await session.render(budget, keep_groups=2)
+                cold = await session.render(
+                    budget, keep_groups=2, at_version=warm.manifest.as_of_version
+                )
+                assert warm.manifest == cold.manifest
+                rebuilt = await session.state()
+                cached = ledger._states[("acme", session.stream_id)]
+                assert cached.digest() == rebuilt.digest()
+
+    asyncio.run(scenario())
