@@ -24,10 +24,7 @@ Section = Literal["prefix", "pinned", "window"]
 
 
 @dataclass(frozen=True)
-class GroupPlan:
-    """The chosen group indexes with their sections, in order, and the token figures."""
-
-    chosen: tuple[tuple[int, Section], ...]
+class _Figures:
     tokens: int
     limit: int
     dropped_groups: int
@@ -39,18 +36,17 @@ class GroupPlan:
 
 
 @dataclass(frozen=True)
-class WindowPlan:
+class GroupPlan(_Figures):
+    """The chosen group indexes with their sections, in order, and the token figures."""
+
+    chosen: tuple[tuple[int, Section], ...] = ()
+
+
+@dataclass(frozen=True)
+class WindowPlan(_Figures):
     """:class:`GroupPlan` with the groups themselves."""
 
-    groups: tuple[tuple[Group, Section], ...]
-    tokens: int
-    limit: int
-    dropped_groups: int
-
-    @property
-    def over_budget(self) -> bool:
-        """Whether the groups that must stay exceed the limit."""
-        return self.tokens > self.limit
+    groups: tuple[tuple[Group, Section], ...] = ()
 
 
 def plan_groups(
@@ -90,7 +86,7 @@ def plan_groups(
         sections[index] = "window"
         total += size(index)
     chosen = tuple((index, sections[index]) for index in sorted(sections))
-    return GroupPlan(chosen, total, limit, group_count - len(chosen))
+    return GroupPlan(total, limit, group_count - len(chosen), chosen)
 
 
 def plan_window(
@@ -119,4 +115,4 @@ def plan_window(
         fixed_tokens=fixed_tokens,
     )
     chosen = tuple((groups[index], section) for index, section in plan.chosen)
-    return WindowPlan(chosen, plan.tokens, plan.limit, plan.dropped_groups)
+    return WindowPlan(plan.tokens, plan.limit, plan.dropped_groups, chosen)

@@ -38,3 +38,17 @@ def test_payloads_are_one_to_two_kilobytes() -> None:
     assert min(sizes) >= 1024
     assert max(sizes) <= 2048
     assert sum("tool_calls" in message for message in messages) == 100
+
+
+def test_context_benchmark_quick_run() -> None:
+    result = subprocess.run(
+        [sys.executable, "-m", "tests.benchmarks.bench_context", "--quick"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
+    assert result.returncode == 0, result.stderr
+    for fragment in ("warm render p50", "time travel p50", "bulk ingest vs raw sqlite3"):
+        assert fragment in result.stdout

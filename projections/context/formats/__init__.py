@@ -15,23 +15,22 @@ Format = Literal["openai", "responses", "anthropic"]
 FORMATS: tuple[str, ...] = ("openai", "responses", "anthropic")
 
 
+_ADAPTERS = {"openai": openai_chat, "responses": openai_responses, "anthropic": anthropic}
+
+
+def _adapter(fmt: str) -> Any:
+    try:
+        return _ADAPTERS[fmt]
+    except KeyError:
+        raise ValueError(f"unknown format {fmt!r}; expected one of {', '.join(FORMATS)}") from None
+
+
 def to_messages(fmt: Format, payload: Any) -> list[Message]:
     """Parse a wire payload of ``fmt`` into internal messages."""
-    if fmt == "openai":
-        return openai_chat.to_messages(payload)
-    if fmt == "responses":
-        return openai_responses.to_messages(payload)
-    if fmt == "anthropic":
-        return anthropic.to_messages(payload)
-    raise ValueError(f"unknown format {fmt!r}; expected one of {', '.join(FORMATS)}")
+    messages: list[Message] = _adapter(fmt).to_messages(payload)
+    return messages
 
 
 def from_messages(fmt: Format, messages: list[Message]) -> Any:
     """Render internal messages as a wire payload of ``fmt``."""
-    if fmt == "openai":
-        return openai_chat.from_messages(messages)
-    if fmt == "responses":
-        return openai_responses.from_messages(messages)
-    if fmt == "anthropic":
-        return anthropic.from_messages(messages)
-    raise ValueError(f"unknown format {fmt!r}; expected one of {', '.join(FORMATS)}")
+    return _adapter(fmt).from_messages(messages)
