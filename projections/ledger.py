@@ -17,6 +17,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Sequence
 from datetime import datetime
+from itertools import takewhile
 from typing import Any
 
 from eventstore import EventStore, NewEvent, RecordedEvent
@@ -202,14 +203,18 @@ class Session:
         at_position: int | None = None,
         at_time: datetime | None = None,
     ) -> SessionState:
-        """The session as of a stream version, a tenant position or a time (default: now)."""
+        """The session folded from its events, up to a version, a tenant position or a time.
+
+        A fresh fold from the log (the reference that time-travel renders are checked
+        against); it stops at the first event past the given position or time.
+        """
         events = await self.ledger.store.read_stream(
             self.tenant_id, self.stream_id, to_version=at_version
         )
         if at_position is not None:
-            events = [event for event in events if event.position <= at_position]
+            events = list(takewhile(lambda event: event.position <= at_position, events))
         if at_time is not None:
-            events = [event for event in events if event.recorded_at <= at_time]
+            events = list(takewhile(lambda event: event.recorded_at <= at_time, events))
         return ContextView.fold(events)
 
     async def render(
@@ -224,14 +229,17 @@ class Session:
     ) -> RenderedContext:
         """The next request's messages under ``budget``, with its manifest.
 
-        The latest context comes from a state the ledger keeps current (a warm render reads
-        only new events and touches only the groups it keeps); an earlier one is folded from
-        the stream up to that point.
+        Works on the state the ledger keeps current: a warm render reads only new events and
+        touches only the groups it keeps, and an earlier context (time travel by version,
+        tenant position or time) is cut out of the same state, never refolded.
         """
-        if at_version is None and at_position is None and at_time is None:
-            return render(await self._current(), budget, keep_groups=keep_groups, fmt=fmt)
-        state = await self.state(at_version=at_version, at_position=at_position, at_time=at_time)
-        return render(state, budget, keep_groups=keep_groups, fmt=fmt)
+        state = await self._current()
+        version = at_version
+        if at_position is not None or at_time is not None:
+            version = state.version_at(position=at_position, time=at_time)
+            if at_version is not None:
+                version = min(version, at_version)
+        return render(state.cut(version), budget, keep_groups=keep_groups, fmt=fmt)
 
 
 class SyncSession:

@@ -6,6 +6,7 @@ from __future__ import annotations
 from bisect import bisect_right
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from datetime import datetime
 from typing import Any
 
 from blake3 import blake3
@@ -27,6 +28,7 @@ __all__ = [
     "MODEL_CALL_RECORDED",
     "PROTOCOL_ISSUE_RECORDED",
     "ContextView",
+    "Cut",
     "Manifest",
     "RenderedContext",
     "SessionState",
@@ -52,6 +54,7 @@ class SessionState:
 
     messages: list[Message] = field(default_factory=list)
     tokens: dict[str, int] = field(default_factory=dict)
+    encoding_of: dict[str, str] = field(default_factory=dict)
     index_of: dict[str, int] = field(default_factory=dict)
     encodings: set[str] = field(default_factory=set)
     pinned: set[str] = field(default_factory=set)
@@ -61,18 +64,28 @@ class SessionState:
     version: int = 0
     position: int = 0
     model_calls: int = 0
+    # History, so that any earlier version can be cut out of the latest state (time travel):
+    message_versions: list[int] = field(default_factory=list)  # stream version of each message
+    issue_counts: list[int] = field(default_factory=list)  # messages seen when an issue was found
+    pin_log: list[tuple[int, bool, tuple[str, ...]]] = field(default_factory=list)
+    event_positions: list[int] = field(default_factory=list)  # index v - 1 holds version v's
+    event_times: list[datetime] = field(default_factory=list)
+    model_call_versions: list[int] = field(default_factory=list)
 
     def message_ids(self) -> list[str]:
         """The ids of the session's messages, in order."""
         return [message.id for message in self.messages]
 
-    def add_message(self, message: Message, tokens: int) -> None:
+    def add_message(self, message: Message, tokens: int, version: int) -> None:
         """Append a message and keep groups, prefix and group sizes current."""
         groups_before = len(self.grouper.starts)
+        issues_before = len(self.grouper.issues)
         self.index_of[message.id] = len(self.messages)
         self.messages.append(message)
+        self.message_versions.append(version)
         self.tokens[message.id] = tokens
         self.grouper.add(message)
+        self.issue_counts += [len(self.messages)] * (len(self.grouper.issues) - issues_before)
         if len(self.grouper.starts) > groups_before:
             self.group_tokens.append(tokens)
             if self.prefix_end == groups_before and message.role in ("system", "developer"):
@@ -105,6 +118,93 @@ class SessionState:
         """The index of the group that holds a message."""
         return bisect_right(self.grouper.starts, self.index_of[message_id]) - 1
 
+    def version_at(self, *, position: int | None = None, time: datetime | None = None) -> int:
+        """The last version at or before a tenant position, or recorded at or before a time."""
+        if position is not None:
+            return bisect_right(self.event_positions, position)
+        if time is not None:
+            return bisect_right(self.event_times, time)
+        return self.version
+
+    def cut(self, version: int | None = None) -> Cut:
+        """The session as it was at ``version`` (default: now), in O(window + pins) work.
+
+        Messages are only ever appended, so an earlier state is a prefix of this one: the
+        first ``n`` messages, the groups that start among them (the last one possibly not yet
+        complete), the pins applied up to then and the issues found up to then.
+        """
+        if version is None or version >= self.version:
+            return Cut(
+                self,
+                len(self.messages),
+                len(self.grouper.starts),
+                self.group_tokens[-1] if self.group_tokens else 0,
+                frozenset(self.pinned),
+                min(self.prefix_end, len(self.group_tokens)),
+                list(self.grouper.issues),
+                self.version,
+                self.position,
+            )
+        count = bisect_right(self.message_versions, version)
+        groups = bisect_right(self.grouper.starts, count - 1) if count else 0
+        last = 0
+        if groups:
+            first = self.grouper.starts[groups - 1]
+            last = sum(self.tokens[m.id] for m in self.messages[first:count])
+        pinned: set[str] = set()
+        for at, pin, ids in self.pin_log:
+            if at > version:
+                break
+            (pinned.update if pin else pinned.difference_update)(ids)
+        issues = self.grouper.issues[: bisect_right(self.issue_counts, count)]
+        position = self.event_positions[version - 1] if version > 0 else 0
+        return Cut(
+            self,
+            count,
+            groups,
+            last,
+            frozenset(pinned),
+            min(self.prefix_end, groups),
+            issues,
+            version,
+            position,
+        )
+
+
+@dataclass(frozen=True)
+class Cut:
+    """A session at one version: a view into a :class:`SessionState`, nothing copied."""
+
+    state: SessionState
+    count: int
+    groups: int
+    last_group_tokens: int
+    pinned: frozenset[str]
+    prefix_end: int
+    issues: list[ProtocolIssue]
+    version: int
+    position: int
+
+    def group_tokens(self, group: int) -> int:
+        """Tokens of a group as of the cut."""
+        if group == self.groups - 1:
+            return self.last_group_tokens
+        return self.state.group_tokens[group]
+
+    def group_messages(self, group: int) -> list[Message]:
+        """The messages of a group as of the cut."""
+        first, end = self.state.grouper.bounds(group)
+        return self.state.messages[first : min(end, self.count)]
+
+    def pinned_groups(self) -> set[int]:
+        """The groups holding a message pinned as of the cut."""
+        index_of = self.state.index_of
+        return {
+            self.state.group_of(i)
+            for i in self.pinned
+            if i in index_of and index_of[i] < self.count
+        }
+
 
 class ContextView:
     """The projection: ``initial()`` and ``apply(state, event)``."""
@@ -124,18 +224,24 @@ class ContextView:
         if event.type == MESSAGE_APPENDED:
             if data is None:  # erased: keep its place, never its content
                 message = Message(id=f"erased:{event.event_id}", role="user", content=ERASED)
-                state.add_message(message, 0)
+                state.add_message(message, 0, event.version)
             else:
-                state.add_message(Message.model_validate(data["message"]), int(data["tokens"]))
+                message = Message.model_validate(data["message"])
+                state.add_message(message, int(data["tokens"]), event.version)
                 state.encodings.add(str(data["encoding"]))
-        elif event.type == MESSAGES_PINNED and data is not None:
-            state.pinned.update(data["message_ids"])
-        elif event.type == MESSAGES_UNPINNED and data is not None:
-            state.pinned.difference_update(data["message_ids"])
+                state.encoding_of[message.id] = str(data["encoding"])
+        elif event.type in (MESSAGES_PINNED, MESSAGES_UNPINNED) and data is not None:
+            pin = event.type == MESSAGES_PINNED
+            ids = tuple(data["message_ids"])
+            (state.pinned.update if pin else state.pinned.difference_update)(ids)
+            state.pin_log.append((event.version, pin, ids))
         elif event.type == MODEL_CALL_RECORDED:
             state.model_calls += 1
+            state.model_call_versions.append(event.version)
         state.version = event.version
         state.position = event.position
+        state.event_positions.append(event.position)
+        state.event_times.append(event.recorded_at)
         return state
 
     @classmethod
@@ -180,15 +286,23 @@ class RenderedContext(BaseModel):
 
 
 def render(
-    state: SessionState, budget: Budget, *, keep_groups: int = 6, fmt: Format = "openai"
+    state: SessionState | Cut,
+    budget: Budget,
+    *,
+    keep_groups: int = 6,
+    fmt: Format = "openai",
 ) -> RenderedContext:
-    """Render the session's next request under ``budget`` (pure; O(window), not O(history))."""
-    pinned_groups = {state.group_of(i) for i in state.pinned if i in state.index_of}
+    """Render the session's next request under ``budget`` (pure; O(window), not O(history)).
+
+    Pass a state for the latest context, or ``state.cut(version)`` for an earlier one.
+    """
+    cut = state if isinstance(state, Cut) else state.cut()
+    tokens = cut.state.tokens
     plan = plan_groups(
-        len(state.grouper.starts),
-        state.group_tokens.__getitem__,
-        state.prefix_end,
-        pinned_groups,
+        cut.groups,
+        cut.group_tokens,
+        cut.prefix_end,
+        cut.pinned_groups(),
         budget.usable,
         keep_groups=keep_groups,
         fixed_tokens=REPLY_PRIMING_TOKENS,
@@ -197,27 +311,28 @@ def render(
     sections: list[str] = []
     per_section = {"prefix": 0, "summary": 0, "pinned": 0, "window": 0}
     for group, section in plan.chosen:
-        first, end = state.grouper.bounds(group)
-        for message in state.messages[first:end]:
+        for message in cut.group_messages(group):
             messages.append(message)
             sections.append(section)
-            per_section[section] += state.tokens[message.id]
+            per_section[section] += tokens[message.id]
     wire = from_messages(fmt, messages)
     per_section["total"] = plan.tokens
     manifest = Manifest(
         message_ids=[message.id for message in messages],
         sections=sections,
-        message_tokens=[state.tokens[message.id] for message in messages],
+        message_tokens=[tokens[message.id] for message in messages],
         tokens=per_section,
-        tokenizer=sorted(state.encodings),
+        tokenizer=sorted(
+            {cut.state.encoding_of[m.id] for m in messages if m.id in cut.state.encoding_of}
+        ),
         budget={**budget.model_dump(), "usable": budget.usable, "trigger": budget.trigger},
         summary_version=None,
         request_hash=blake3(canonical_json({"format": fmt, "messages": wire})).hexdigest(),
         over_budget=plan.over_budget,
         dropped_groups=plan.dropped_groups,
-        protocol_issues=[_issue(issue) for issue in state.grouper.issues],
-        as_of_version=state.version,
-        as_of_position=state.position,
+        protocol_issues=[_issue(issue) for issue in cut.issues],
+        as_of_version=cut.version,
+        as_of_position=cut.position,
     )
     return RenderedContext(messages=messages, wire=wire, manifest=manifest)
 
