@@ -90,14 +90,14 @@ class Session:
         """
         parsed = [parse_message(m, where=f"message {i}") for i, m in enumerate(messages)]
         state = await self._current()
-        known = set(state.index_of)
+        batch: set[str] = set()
         for message in parsed:
-            if message.id in known:
+            if message.id in state.index_of or message.id in batch:
                 raise MessageValidationError(
                     f"message id {message.id!r} is already in session {self.session_id}: "
                     f"message ids are unique within a session"
                 )
-            known.add(message.id)
+            batch.add(message.id)
         counter = self.ledger.counter
         events = [
             NewEvent(
@@ -112,9 +112,11 @@ class Session:
             for message in parsed
         ]
         events += self._new_issues(state, parsed)
-        return await self.ledger.store.append(
+        recorded = await self.ledger.store.append(
             self.tenant_id, self.stream_id, events, expected_version=expected_version
         )
+        await self._advance(recorded)
+        return recorded
 
     def _new_issues(self, state: SessionState, parsed: list[Message]) -> list[NewEvent]:
         """Protocol issues that appending ``parsed`` creates (recorded once, when found)."""
@@ -130,6 +132,15 @@ class Session:
             )
             for issue in state.grouper.preview(parsed)
         ]
+
+    async def _advance(self, recorded: list[RecordedEvent]) -> None:
+        """Fold events this session just appended into the cached state, if it is right behind
+        them (otherwise the next catch-up reads them from the log)."""
+        key = (self.tenant_id, self.stream_id)
+        async with self.ledger._lock(key):
+            state = self.ledger._states.get(key)
+            if state is not None and recorded and state.version == recorded[0].version - 1:
+                ContextView.fold(recorded, state)
 
     async def _current(self) -> SessionState:
         """The session's latest state, caught up from the ledger's cache (O(new events))."""
@@ -166,6 +177,7 @@ class Session:
             self.stream_id,
             [NewEvent(type=kind, data={"message_ids": list(message_ids), "reason": reason})],
         )
+        await self._advance([event])
         return event
 
     async def record_model_call(
