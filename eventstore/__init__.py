@@ -21,7 +21,7 @@ from eventstore.errors import (
     UnsupportedDatabaseError,
     VerificationError,
 )
-from eventstore.events import NewEvent, RecordedEvent, StreamPosition
+from eventstore.events import NewEvent, RecordedEvent, Snapshot, StreamPosition
 from eventstore.registry import EventType, EventTypeRegistry, Upcaster
 from eventstore.store import DEFAULT_MAX_PAYLOAD_BYTES, ErasureReceipt, EventStore
 from eventstore.subscription import Subscription
@@ -45,6 +45,7 @@ __all__ = [
     "PayloadTooLargeError",
     "RecordedEvent",
     "SchemaVersionError",
+    "Snapshot",
     "StorageError",
     "StreamPosition",
     "Subscription",

@@ -9,7 +9,7 @@ from uuid import UUID
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field
 from uuid_utils.compat import uuid7
 
-__all__ = ["NewEvent", "RecordedEvent", "StreamPosition"]
+__all__ = ["NewEvent", "RecordedEvent", "Snapshot", "StreamPosition"]
 
 
 def _generate_if_none(value: object) -> object:
@@ -79,3 +79,21 @@ class StreamPosition(BaseModel):
     stream_id: str
     version: int
     hash: str
+
+
+class Snapshot(BaseModel):
+    """A projection's saved state for one stream, as of a stream version and tenant position.
+
+    Snapshots are derived data: they live beside the log, never in it, and a projection must
+    give the same result with or without them.
+    """
+
+    model_config = ConfigDict(frozen=True)
+
+    tenant_id: str
+    name: str
+    stream_id: str
+    projection_version: int
+    version: int
+    position: int
+    state: bytes

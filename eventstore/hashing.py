@@ -23,11 +23,13 @@ __all__ = [
     "header_bytes",
     "new_salt",
     "payload_hash",
+    "snapshot_hash",
 ]
 
 PAYLOAD_CONTEXT = "ctxledger payload v1"
 EVENT_CONTEXT = "ctxledger event v1"
 GENESIS_CONTEXT = "ctxledger genesis v1"
+SNAPSHOT_CONTEXT = "ctxledger snapshot v1"
 HASH_SIZE = 32
 SALT_SIZE = 16
 
@@ -87,3 +89,26 @@ def header_bytes(
 def event_hash(prev_hash: bytes, header: bytes) -> bytes:
     """``BLAKE3-derive_key("ctxledger event v1", prev_hash || canonical(header))``."""
     return blake3(prev_hash + header, derive_key_context=EVENT_CONTEXT).digest()
+
+
+def snapshot_hash(
+    tenant_id: str,
+    name: str,
+    stream_id: str,
+    projection_version: int,
+    version: int,
+    position: int,
+    state: bytes,
+) -> bytes:
+    """The hash that guards a projection snapshot, bound to what it is a snapshot of."""
+    identity = encode_trusted(
+        {
+            "name": name,
+            "position": position,
+            "projection_version": projection_version,
+            "stream_id": stream_id,
+            "tenant_id": tenant_id,
+            "version": version,
+        }
+    )
+    return blake3(identity + b"\x00" + state, derive_key_context=SNAPSHOT_CONTEXT).digest()

@@ -15,6 +15,7 @@ from eventstore.recorder import AppendOutcome, ErasureOutcome, LogSnapshot, Make
 from eventstore.records import (
     ERASURE_STREAM,
     PendingEvent,
+    SnapshotRecord,
     StoredEvent,
     StreamHead,
     chain_events,
@@ -40,6 +41,7 @@ class MemoryRecorder:
         self._tenants: dict[str, _Tenant] = {}
         self._by_id: dict[str, tuple[str, int]] = {}  # event id -> (tenant, log index)
         self._lock = asyncio.Lock()
+        self._snapshots: dict[tuple[str, str, str], SnapshotRecord] = {}
 
     async def initialize(self) -> None:
         """Nothing to open."""
@@ -160,3 +162,11 @@ class MemoryRecorder:
                     payload=None, salt=None, erased_by=erasure.position
                 )
             return ErasureOutcome(erasure, to_erase, already)
+
+    async def save_snapshot(self, snapshot: SnapshotRecord) -> None:
+        self._snapshots[(snapshot.tenant_id, snapshot.name, snapshot.stream_id)] = snapshot
+
+    async def load_snapshot(
+        self, tenant_id: str, name: str, stream_id: str
+    ) -> SnapshotRecord | None:
+        return self._snapshots.get((tenant_id, name, stream_id))

@@ -13,7 +13,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
-from eventstore.records import PendingEvent, StoredEvent, StreamHead
+from eventstore.records import PendingEvent, SnapshotRecord, StoredEvent, StreamHead
 
 __all__ = ["AppendOutcome", "ErasureOutcome", "LogSnapshot", "MakeErasure", "Recorder"]
 
@@ -106,4 +106,14 @@ class Recorder(Protocol):
         self, tenant_id: str, event_ids: Sequence[str], make_erasure: MakeErasure
     ) -> ErasureOutcome:
         """Record a ``PayloadErased`` and delete the named payloads, in one transaction."""
+        ...
+
+    async def save_snapshot(self, snapshot: SnapshotRecord) -> None:
+        """Store a projection snapshot, replacing the previous one of that projection/stream."""
+        ...
+
+    async def load_snapshot(
+        self, tenant_id: str, name: str, stream_id: str
+    ) -> SnapshotRecord | None:
+        """The latest snapshot of a projection for a stream, if any."""
         ...

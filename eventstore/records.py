@@ -19,6 +19,7 @@ __all__ = [
     "ERASURE_EVENT_TYPE",
     "ERASURE_STREAM",
     "PendingEvent",
+    "SnapshotRecord",
     "StoredEvent",
     "StreamHead",
     "chain_events",
@@ -65,6 +66,20 @@ class StoredEvent(NamedTuple):
     payload: bytes | None
     salt: bytes | None
     erased_by: int | None = None
+
+
+class SnapshotRecord(NamedTuple):
+    """A projection's saved state for one stream, as stored (derived data, never hashed in
+    the log; ``state_hash`` guards it against corruption)."""
+
+    tenant_id: str
+    name: str
+    stream_id: str
+    projection_version: int
+    version: int
+    position: int
+    state: bytes
+    state_hash: bytes
 
 
 @dataclass(frozen=True, slots=True)

@@ -18,11 +18,17 @@ from uuid_utils.compat import uuid7
 
 from eventstore.encoding import canonical_json, decode_json
 from eventstore.errors import EventValidationError, PayloadTooLargeError, StorageError
-from eventstore.events import NewEvent, RecordedEvent, StreamPosition
-from eventstore.hashing import new_salt, payload_hash
+from eventstore.events import NewEvent, RecordedEvent, Snapshot, StreamPosition
+from eventstore.hashing import new_salt, payload_hash, snapshot_hash
 from eventstore.names import validate_actor, validate_event_type, validate_stream, validate_tenant
 from eventstore.recorder import Recorder
-from eventstore.records import ERASURE_EVENT_TYPE, ERASURE_STREAM, PendingEvent, StoredEvent
+from eventstore.records import (
+    ERASURE_EVENT_TYPE,
+    ERASURE_STREAM,
+    PendingEvent,
+    SnapshotRecord,
+    StoredEvent,
+)
 from eventstore.registry import EventTypeRegistry
 from eventstore.subscription import Subscription
 from eventstore.urls import recorder_for_url
@@ -400,6 +406,43 @@ class EventStore:
             after_position=after_position,
             poll_interval=poll_interval,
             batch_size=batch_size,
+        )
+
+    # -- projection snapshots ----------------------------------------------------------------
+
+    async def save_snapshot(self, snapshot: Snapshot) -> None:
+        """Store a projection snapshot (replacing that projection's previous one for the
+        stream), guarded by a hash bound to its tenant, name, stream, versions and position."""
+        validate_tenant(snapshot.tenant_id)
+        validate_stream(snapshot.stream_id, allow_reserved=True)
+        await self.initialize()
+        fields = (
+            snapshot.tenant_id,
+            snapshot.name,
+            snapshot.stream_id,
+            snapshot.projection_version,
+            snapshot.version,
+            snapshot.position,
+            snapshot.state,
+        )
+        await self.recorder.save_snapshot(SnapshotRecord(*fields, snapshot_hash(*fields)))
+
+    async def load_snapshot(self, tenant_id: str, name: str, stream_id: str) -> Snapshot | None:
+        """The latest snapshot of a projection for a stream; None when there is none or when
+        its hash does not match (a damaged snapshot is never used: rebuild from the log)."""
+        validate_tenant(tenant_id)
+        await self.initialize()
+        record = await self.recorder.load_snapshot(tenant_id, name, stream_id)
+        if record is None or snapshot_hash(*record[:7]) != record.state_hash:
+            return None
+        return Snapshot(
+            tenant_id=record.tenant_id,
+            name=record.name,
+            stream_id=record.stream_id,
+            projection_version=record.projection_version,
+            version=record.version,
+            position=record.position,
+            state=record.state,
         )
 
     # -- verification ------------------------------------------------------------------------

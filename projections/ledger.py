@@ -20,7 +20,7 @@ from datetime import datetime
 from itertools import takewhile
 from typing import Any
 
-from eventstore import EventStore, NewEvent, RecordedEvent
+from eventstore import EventStore, NewEvent, RecordedEvent, Snapshot
 from projections.context.budget import Budget
 from projections.context.formats import Format
 from projections.context.messages import Message, parse_message
@@ -47,13 +47,26 @@ class Ledger:
     Args:
         store: the event log.
         counter: the token counter (tiktoken's o200k_base, for gpt-4o, by default).
+        snapshot_every: save a ``context_view`` snapshot of a session when it has grown by this
+            many events since the last one, or by half its size, whichever is more (so the
+            cost of snapshots stays proportional to appends); 0 disables snapshots.
     """
 
-    def __init__(self, store: EventStore, *, counter: TokenCounter | None = None) -> None:
+    def __init__(
+        self,
+        store: EventStore,
+        *,
+        counter: TokenCounter | None = None,
+        snapshot_every: int = 1000,
+    ) -> None:
+        if snapshot_every < 0:
+            raise ValueError(f"snapshot_every must be >= 0, got {snapshot_every}")
         self.store = store
+        self.snapshot_every = snapshot_every
         self._counter = counter
         # Latest state per session, caught up on use; one lock per session guards it.
         self._states: dict[tuple[str, str], SessionState] = {}
+        self._snapshot_versions: dict[tuple[str, str], int] = {}
         self._locks: dict[tuple[str, str], asyncio.Lock] = {}
 
     def _lock(self, key: tuple[str, str]) -> asyncio.Lock:
@@ -141,17 +154,64 @@ class Session:
             state = self.ledger._states.get(key)
             if state is not None and recorded and state.version == recorded[0].version - 1:
                 ContextView.fold(recorded, state)
+                await self._maybe_snapshot(state)
 
     async def _current(self) -> SessionState:
-        """The session's latest state, caught up from the ledger's cache (O(new events))."""
+        """The session's latest state: the ledger's cache (or, in a fresh process, the last
+        snapshot) caught up with the events after it (O(new events))."""
         key = (self.tenant_id, self.stream_id)
         async with self.ledger._lock(key):
-            state = self.ledger._states.get(key) or ContextView.initial()
+            state = self.ledger._states.get(key) or await self._from_snapshot()
             events = await self.ledger.store.read_stream(
                 self.tenant_id, self.stream_id, from_version=state.version + 1
             )
             self.ledger._states[key] = ContextView.fold(events, state)
+            await self._maybe_snapshot(self.ledger._states[key])
             return self.ledger._states[key]
+
+    async def _from_snapshot(self) -> SessionState:
+        """The last snapshot's state when it is usable, else the initial state.
+
+        Checked on load: the store checks its hash; here its projection version must be the
+        current one and the event it was taken at must still be at the recorded position.
+        """
+        key = (self.tenant_id, self.stream_id)
+        if not self.ledger.snapshot_every:
+            return ContextView.initial()
+        snapshot = await self.ledger.store.load_snapshot(
+            self.tenant_id, ContextView.name, self.stream_id
+        )
+        if snapshot is None or snapshot.projection_version != ContextView.version:
+            return ContextView.initial()
+        at = await self.ledger.store.read_stream(
+            self.tenant_id,
+            self.stream_id,
+            from_version=snapshot.version,
+            to_version=snapshot.version,
+        )
+        if len(at) != 1 or at[0].position != snapshot.position:
+            return ContextView.initial()
+        self.ledger._snapshot_versions[key] = snapshot.version
+        return SessionState.from_bytes(snapshot.state)
+
+    async def _maybe_snapshot(self, state: SessionState) -> None:
+        every = self.ledger.snapshot_every
+        key = (self.tenant_id, self.stream_id)
+        last = self.ledger._snapshot_versions.get(key, 0)
+        if not every or state.version - last < max(every, last // 2):
+            return
+        await self.ledger.store.save_snapshot(
+            Snapshot(
+                tenant_id=self.tenant_id,
+                name=ContextView.name,
+                stream_id=self.stream_id,
+                projection_version=ContextView.version,
+                version=state.version,
+                position=state.position,
+                state=state.to_bytes(),
+            )
+        )
+        self.ledger._snapshot_versions[key] = state.version
 
     async def pin(self, message_ids: Sequence[str], *, reason: str) -> RecordedEvent:
         """Pin messages: their groups stay in context verbatim, whatever the budget."""

@@ -40,6 +40,7 @@ from eventstore.recorder import AppendOutcome, ErasureOutcome, LogSnapshot, Make
 from eventstore.records import (
     ERASURE_STREAM,
     PendingEvent,
+    SnapshotRecord,
     StoredEvent,
     StreamHead,
     chain_events,
@@ -62,7 +63,7 @@ __all__ = ["PostgresRecorder"]
 
 _DIALECT = postgresql.dialect(paramstyle="numeric_dollar")  # type: ignore[no-untyped-call]
 _SETUP_LOCK = 0x637478_6C6564  # advisory lock id for schema set-up ("ctxled")
-_RLS_TABLES = ("events", "payloads", "erasures", "stream_heads", "tenant_heads")
+_RLS_TABLES = ("events", "payloads", "erasures", "stream_heads", "tenant_heads", "snapshots")
 
 
 def _sql(statement: ClauseElement) -> str:
@@ -149,6 +150,18 @@ class _Sql:
             for index in table.indexes
         ]
         self.ddl += list(POSTGRES_DDL)
+        self.save_snapshot = (
+            "INSERT INTO snapshots (tenant_id, name, stream_id, projection_version, version,"
+            " position, state, state_hash) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)"
+            " ON CONFLICT (tenant_id, name, stream_id) DO UPDATE SET"
+            " projection_version = EXCLUDED.projection_version, version = EXCLUDED.version,"
+            " position = EXCLUDED.position, state = EXCLUDED.state,"
+            " state_hash = EXCLUDED.state_hash"
+        )
+        self.load_snapshot = (
+            "SELECT tenant_id, name, stream_id, projection_version, version, position, state,"
+            " state_hash FROM snapshots WHERE tenant_id = $1 AND name = $2 AND stream_id = $3"
+        )
         self.meta_put = _sql(ledger_meta.insert().values(key=bindparam("k"), value=bindparam("v")))
 
 
@@ -230,19 +243,27 @@ class PostgresRecorder:
                 SCHEMA_VERSION,
                 "upgrade ctxledger to open it (it was written by a newer release)",
             )
-        if version is None:
-            if not self.create:
-                raise StorageError(
-                    f"{_safe_url(self.url)} holds no ctxledger schema; open it with create=True "
-                    f"as the owner role first"
-                )
+        if version is None and not self.create:
+            raise StorageError(
+                f"{_safe_url(self.url)} holds no ctxledger schema; open it with create=True "
+                f"as the owner role first"
+            )
+        if version is None or version < SCHEMA_VERSION:
+            # Creation, or an upgrade: every step is additive and idempotent.
             async with db.transaction():
                 await db.execute("SELECT pg_advisory_xact_lock($1)", _SETUP_LOCK)
-                if await self._schema_version(db) is None:
+                current = await self._schema_version(db)
+                if current is None or current < SCHEMA_VERSION:
                     for statement in _statements().ddl:
                         await db.execute(statement)
+                if current is None:
                     await db.execute(_statements().meta_put, "schema_version", str(SCHEMA_VERSION))
                     await db.execute(_statements().meta_put, "hash_spec", "1")
+                elif current < SCHEMA_VERSION:
+                    await db.execute(
+                        "UPDATE ledger_meta SET value = $1 WHERE key = 'schema_version'",
+                        str(SCHEMA_VERSION),
+                    )
         if self.row_level_security and self.create:
             for table in _RLS_TABLES:
                 await db.execute(f"ALTER TABLE {table} ENABLE ROW LEVEL SECURITY")
@@ -411,6 +432,17 @@ class PostgresRecorder:
     async def tenants(self) -> list[str]:
         async with self._connection() as db:
             return [row[0] for row in await db.fetch(_statements().tenants)]
+
+    async def save_snapshot(self, snapshot: SnapshotRecord) -> None:
+        async with self._transaction(snapshot.tenant_id) as db:
+            await db.execute(_statements().save_snapshot, *snapshot)
+
+    async def load_snapshot(
+        self, tenant_id: str, name: str, stream_id: str
+    ) -> SnapshotRecord | None:
+        async with self._reader(tenant_id) as db:
+            row = await db.fetchrow(_statements().load_snapshot, tenant_id, name, stream_id)
+        return SnapshotRecord(*row) if row else None
 
     @asynccontextmanager
     async def _reader(self, tenant_id: str) -> AsyncIterator[Any]:

@@ -38,12 +38,15 @@ __all__ = [
     "ledger_meta",
     "metadata",
     "payloads",
+    "snapshots",
     "stream_heads",
     "tenant_heads",
 ]
 
-#: Version of this relational schema, recorded in ``ledger_meta``.
-SCHEMA_VERSION = 1
+#: Version of this relational schema, recorded in ``ledger_meta``. Every step is additive and
+#: idempotent (``IF NOT EXISTS``), so an upgrade re-runs the DDL and records the new version:
+#: 1 the log; 2 adds ``snapshots``.
+SCHEMA_VERSION = 2
 
 metadata = MetaData()
 
@@ -108,6 +111,21 @@ tenant_heads = Table(
     Column("tenant_id", Text, primary_key=True),
     Column("position", BIG, nullable=False),
     sqlite_with_rowid=False,
+)
+
+# Projection snapshots: derived data, replaceable and deletable; tenant_id leads the key.
+snapshots = Table(
+    "snapshots",
+    metadata,
+    Column("tenant_id", Text, nullable=False),
+    Column("name", Text, nullable=False),
+    Column("stream_id", Text, nullable=False),
+    Column("projection_version", Integer, nullable=False),
+    Column("version", BIG, nullable=False),
+    Column("position", BIG, nullable=False),
+    Column("state", LargeBinary, nullable=False),
+    Column("state_hash", LargeBinary, nullable=False),
+    PrimaryKeyConstraint("tenant_id", "name", "stream_id", name="snapshots_pk"),
 )
 
 ledger_meta = Table(

@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
+import orjson
 from blake3 import blake3
 from pydantic import BaseModel, ConfigDict
 
@@ -113,6 +114,73 @@ class SessionState:
                 }
             )
         ).hexdigest()
+
+    def to_bytes(self) -> bytes:
+        """The whole state as JSON bytes, for a projection snapshot."""
+        grouper = self.grouper
+        open_call = grouper._open_call
+        return orjson.dumps(
+            {
+                "messages": [m.model_dump(mode="json") for m in self.messages],
+                "tokens": [self.tokens[m.id] for m in self.messages],
+                "encoding_of": self.encoding_of,
+                "encodings": sorted(self.encodings),
+                "pinned": sorted(self.pinned),
+                "starts": grouper.starts,
+                "issues": [_issue(issue) for issue in grouper.issues],
+                "open_call": self.index_of[open_call.id] if open_call is not None else None,
+                "waiting": grouper._waiting,
+                "seen_calls": sorted(grouper._seen_calls),
+                "group_tokens": self.group_tokens,
+                "prefix_end": self.prefix_end,
+                "version": self.version,
+                "position": self.position,
+                "model_calls": self.model_calls,
+                "message_versions": self.message_versions,
+                "issue_counts": self.issue_counts,
+                "pin_log": [[at, pin, list(ids)] for at, pin, ids in self.pin_log],
+                "event_positions": self.event_positions,
+                "event_times": [moment.isoformat() for moment in self.event_times],
+                "model_call_versions": self.model_call_versions,
+            }
+        )
+
+    @classmethod
+    def from_bytes(cls, data: bytes) -> SessionState:
+        """A state saved by :meth:`to_bytes`."""
+        raw = orjson.loads(data)
+        messages = [Message.model_validate(m) for m in raw["messages"]]
+        grouper = Grouper(
+            starts=raw["starts"],
+            issues=[
+                ProtocolIssue(i["kind"], i["message_id"], i["tool_call_id"], i["detail"])
+                for i in raw["issues"]
+            ],
+            count=len(messages),
+            _open_call=messages[raw["open_call"]] if raw["open_call"] is not None else None,
+            _waiting=raw["waiting"],
+            _seen_calls=set(raw["seen_calls"]),
+        )
+        return cls(
+            messages=messages,
+            tokens={m.id: n for m, n in zip(messages, raw["tokens"], strict=True)},
+            encoding_of=raw["encoding_of"],
+            index_of={m.id: i for i, m in enumerate(messages)},
+            encodings=set(raw["encodings"]),
+            pinned=set(raw["pinned"]),
+            grouper=grouper,
+            group_tokens=raw["group_tokens"],
+            prefix_end=raw["prefix_end"],
+            version=raw["version"],
+            position=raw["position"],
+            model_calls=raw["model_calls"],
+            message_versions=raw["message_versions"],
+            issue_counts=raw["issue_counts"],
+            pin_log=[(at, pin, tuple(ids)) for at, pin, ids in raw["pin_log"]],
+            event_positions=raw["event_positions"],
+            event_times=[datetime.fromisoformat(t) for t in raw["event_times"]],
+            model_call_versions=raw["model_call_versions"],
+        )
 
     def group_of(self, message_id: str) -> int:
         """The index of the group that holds a message."""

@@ -333,3 +333,33 @@ async def test_unicode_round_trip(store: EventStore) -> None:
     assert event.data == data
     assert event.actor == "用户"
     assert (await store.verify("租户")).ok
+
+
+async def test_snapshots(store: EventStore) -> None:
+    from eventstore import Snapshot
+    from eventstore.records import SnapshotRecord
+
+    assert await store.load_snapshot("acme", "view", "s") is None
+    first = Snapshot(
+        tenant_id="acme",
+        name="view",
+        stream_id="s",
+        projection_version=1,
+        version=3,
+        position=7,
+        state=b'{"n": 3}',
+    )
+    await store.save_snapshot(first)
+    assert await store.load_snapshot("acme", "view", "s") == first
+    newer = first.model_copy(update={"version": 5, "position": 9, "state": b'{"n": 5}'})
+    await store.save_snapshot(newer)
+    assert await store.load_snapshot("acme", "view", "s") == newer  # replaced
+    assert await store.load_snapshot("globex", "view", "s") is None  # per tenant
+    # A damaged or misplaced snapshot is never used.
+    stored = await store.recorder.load_snapshot("acme", "view", "s")
+    assert stored is not None
+    await store.recorder.save_snapshot(stored._replace(state=b'{"n": 6}'))
+    assert await store.load_snapshot("acme", "view", "s") is None
+    moved = SnapshotRecord("acme", "view", "t", *stored[3:])
+    await store.recorder.save_snapshot(moved)
+    assert await store.load_snapshot("acme", "view", "t") is None

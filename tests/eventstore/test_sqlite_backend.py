@@ -28,7 +28,7 @@ async def test_wal_and_full_synchronous_by_default(tmp_path: Path) -> None:
     assert connection.execute("PRAGMA journal_mode").fetchone() == ("wal",)
     assert connection.execute(
         "SELECT value FROM ledger_meta WHERE key = 'schema_version'"
-    ).fetchone() == ("1",)
+    ).fetchone() == ("2",)
 
 
 async def test_synchronous_is_configurable_and_checked(tmp_path: Path) -> None:
@@ -130,3 +130,22 @@ async def test_store_used_before_open_opens_itself(tmp_path: Path) -> None:
         assert await store.tenant_position("acme") == 1
     finally:
         await store.close()
+
+
+async def test_schema_upgrade_from_version_1(tmp_path: Path) -> None:
+    """A version-1 database (no snapshots table) is upgraded in place when opened."""
+    path = tmp_path / "ledger.db"
+    async with EventStore.open(path) as store:
+        await store.append("acme", "s", [NewEvent(type="T", data={})])
+    connection = sqlite3.connect(path, isolation_level=None)
+    connection.execute("DROP TABLE snapshots")
+    connection.execute("UPDATE ledger_meta SET value = '1' WHERE key = 'schema_version'")
+    connection.close()
+    async with EventStore.open(path) as store:
+        assert (await store.verify("acme")).ok
+        assert await store.load_snapshot("acme", "view", "s") is None
+    connection = sqlite3.connect(path)
+    assert connection.execute(
+        "SELECT value FROM ledger_meta WHERE key = 'schema_version'"
+    ).fetchone() == ("2",)
+    connection.close()

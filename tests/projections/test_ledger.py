@@ -216,7 +216,7 @@ def test_incremental_state_equals_rebuild_at_every_version(
 
     async def scenario() -> None:
         async with EventStore.open("memory://") as store:
-            ledger = Ledger(store)
+            ledger = Ledger(store, snapshot_every=4)
             session = ledger.session("acme", "prop")
             budget = Budget(context_limit=400, max_output_tokens=0, tool_reserve=0, safety_margin=0)
             ids: list[str] = []
@@ -264,6 +264,12 @@ def test_incremental_state_equals_rebuild_at_every_version(
                 assert render(rebuilt, budget, keep_groups=2).manifest == warm.manifest
                 cached = ledger._states[("acme", session.stream_id)]
                 assert cached.digest() == rebuilt.digest()
+                # A fresh ledger starts from the last snapshot and catches up: same state.
+                cold = Ledger(store, snapshot_every=4)
+                assert (
+                    await cold.session("acme", "prop").render(budget, keep_groups=2)
+                ).manifest == warm.manifest
+                assert cold._states[("acme", session.stream_id)].digest() == rebuilt.digest()
             # Every earlier version: cut out of the latest state == folded from zero.
             latest = await session.state()
             for version in range(latest.version + 1):
@@ -272,3 +278,39 @@ def test_incremental_state_equals_rebuild_at_every_version(
                 assert cut.manifest == folded.manifest
 
     asyncio.run(scenario())
+
+
+async def test_cold_open_uses_a_checked_snapshot(tmp_path: Path) -> None:
+    from eventstore import Snapshot
+
+    budget = Budget(context_limit=5000, max_output_tokens=0)
+    async with EventStore.open(tmp_path / "ledger.db") as store:
+        writer = Ledger(store, snapshot_every=5)
+        session = writer.session("acme", "long")
+        for i in range(12):
+            await session.append([{"id": f"m{i}", "role": "user", "content": f"turn {i}"}])
+        snapshot = await store.load_snapshot("acme", "context_view", "session/long")
+        assert snapshot is not None
+        assert snapshot.version == 10  # at 5, then 5 more (or half the size, if larger)
+        expected = (await session.render(budget)).manifest
+
+        reader = Ledger(store, snapshot_every=5)
+        assert (await reader.session("acme", "long").render(budget)).manifest == expected
+        assert reader._snapshot_versions[("acme", "session/long")] == 10  # started from it
+
+        # A snapshot whose event is not where it says is ignored; the log decides.
+        await store.save_snapshot(snapshot.model_copy(update={"position": 999}))
+        fresh = Ledger(store, snapshot_every=5)
+        assert (await fresh.session("acme", "long").render(budget)).manifest == expected
+        # It rebuilt from the log and saved a good snapshot of its own (not the moved one).
+        assert fresh._snapshot_versions[("acme", "session/long")] == 12
+        # So is a damaged one (its hash no longer matches).
+        record = await store.recorder.load_snapshot("acme", "context_view", "session/long")
+        assert record is not None
+        await store.recorder.save_snapshot(record._replace(state=record.state + b" "))
+        assert await store.load_snapshot("acme", "context_view", "session/long") is None
+        again = Ledger(store, snapshot_every=5)
+        assert (await again.session("acme", "long").render(budget)).manifest == expected
+        repaired = await store.load_snapshot("acme", "context_view", "session/long")
+        assert isinstance(repaired, Snapshot)
+        assert repaired.version == 12
