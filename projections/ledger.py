@@ -48,8 +48,8 @@ class Ledger:
         store: the event log.
         counter: the token counter (tiktoken's o200k_base, for gpt-4o, by default).
         snapshot_every: save a ``context_view`` snapshot of a session when it has grown by this
-            many events since the last one, or by half its size, whichever is more (so the
-            cost of snapshots stays proportional to appends); 0 disables snapshots.
+            many events since the last one, or has doubled, whichever is more (so the cost of
+            snapshots stays proportional to appends); 0 disables snapshots.
     """
 
     def __init__(
@@ -198,7 +198,7 @@ class Session:
         every = self.ledger.snapshot_every
         key = (self.tenant_id, self.stream_id)
         last = self.ledger._snapshot_versions.get(key, 0)
-        if not every or state.version - last < max(every, last // 2):
+        if not every or state.version - last < max(every, last):
             return
         await self.ledger.store.save_snapshot(
             Snapshot(

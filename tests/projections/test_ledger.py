@@ -291,7 +291,7 @@ async def test_cold_open_uses_a_checked_snapshot(tmp_path: Path) -> None:
             await session.append([{"id": f"m{i}", "role": "user", "content": f"turn {i}"}])
         snapshot = await store.load_snapshot("acme", "context_view", "session/long")
         assert snapshot is not None
-        assert snapshot.version == 10  # at 5, then 5 more (or half the size, if larger)
+        assert snapshot.version == 10  # at 5, then 5 more (or as many as it has, if more)
         expected = (await session.render(budget)).manifest
 
         reader = Ledger(store, snapshot_every=5)
