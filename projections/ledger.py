@@ -128,7 +128,7 @@ class Session:
         recorded = await self.ledger.store.append(
             self.tenant_id, self.stream_id, events, expected_version=expected_version
         )
-        await self._advance(recorded)
+        await self._advance(recorded, parsed)
         return recorded
 
     def _new_issues(self, state: SessionState, parsed: list[Message]) -> list[NewEvent]:
@@ -146,14 +146,19 @@ class Session:
             for issue in state.grouper.preview(parsed)
         ]
 
-    async def _advance(self, recorded: list[RecordedEvent]) -> None:
+    async def _advance(
+        self, recorded: list[RecordedEvent], messages: Sequence[Message] = ()
+    ) -> None:
         """Fold events this session just appended into the cached state, if it is right behind
-        them (otherwise the next catch-up reads them from the log)."""
+        them (otherwise the next catch-up reads them from the log). ``messages`` are the
+        validated messages of the leading ``MessageAppended`` events, in order."""
         key = (self.tenant_id, self.stream_id)
         async with self.ledger._lock(key):
             state = self.ledger._states.get(key)
             if state is not None and recorded and state.version == recorded[0].version - 1:
-                ContextView.fold(recorded, state)
+                for index, event in enumerate(recorded):
+                    known = messages[index] if index < len(messages) else None
+                    ContextView.apply(state, event, known)
                 await self._maybe_snapshot(state)
 
     async def _current(self) -> SessionState:

@@ -286,15 +286,22 @@ class ContextView:
         return SessionState()
 
     @staticmethod
-    def apply(state: SessionState, event: RecordedEvent) -> SessionState:
-        """Fold one event of the session stream into the state."""
+    def apply(
+        state: SessionState, event: RecordedEvent, message: Message | None = None
+    ) -> SessionState:
+        """Fold one event of the session stream into the state.
+
+        ``message`` may pass the already validated message of a ``MessageAppended`` event
+        (the writer has it), which spares validating its data again.
+        """
         data = event.data
         if event.type == MESSAGE_APPENDED:
             if data is None:  # erased: keep its place, never its content
                 message = Message(id=f"erased:{event.event_id}", role="user", content=ERASED)
                 state.add_message(message, 0, event.version)
             else:
-                message = Message.model_validate(data["message"])
+                if message is None or message.id != data["message"]["id"]:
+                    message = Message.model_validate(data["message"])
                 state.add_message(message, int(data["tokens"]), event.version)
                 state.encodings.add(str(data["encoding"]))
                 state.encoding_of[message.id] = str(data["encoding"])
