@@ -15,6 +15,7 @@ in its event with the encoding's name; rendering never re-tokenizes history.
 from __future__ import annotations
 
 import asyncio
+from collections import OrderedDict
 from collections.abc import Sequence
 from datetime import datetime
 from itertools import takewhile
@@ -50,6 +51,8 @@ class Ledger:
         snapshot_every: save a ``context_view`` snapshot of a session when it has grown by this
             many events since the last one, or has doubled, whichever is more (so the cost of
             snapshots stays proportional to appends); 0 disables snapshots.
+        cached_sessions: how many sessions' states are kept in memory (least recently used
+            ones are dropped, and rebuilt from their snapshot when used again).
     """
 
     def __init__(
@@ -58,19 +61,35 @@ class Ledger:
         *,
         counter: TokenCounter | None = None,
         snapshot_every: int = 1000,
+        cached_sessions: int = 256,
     ) -> None:
         if snapshot_every < 0:
             raise ValueError(f"snapshot_every must be >= 0, got {snapshot_every}")
+        if cached_sessions < 1:
+            raise ValueError(f"cached_sessions must be >= 1, got {cached_sessions}")
         self.store = store
         self.snapshot_every = snapshot_every
+        self.cached_sessions = cached_sessions
         self._counter = counter
-        # Latest state per session, caught up on use; one lock per session guards it.
-        self._states: dict[tuple[str, str], SessionState] = {}
+        # Latest state per session (least recently used first), caught up on use; one lock
+        # per session guards it.
+        self._states: OrderedDict[tuple[str, str], SessionState] = OrderedDict()
         self._snapshot_versions: dict[tuple[str, str], int] = {}
         self._locks: dict[tuple[str, str], asyncio.Lock] = {}
 
     def _lock(self, key: tuple[str, str]) -> asyncio.Lock:
         return self._locks.setdefault(key, asyncio.Lock())
+
+    def _remember(self, key: tuple[str, str], state: SessionState) -> None:
+        """Cache a session's state, dropping the least recently used beyond the limit."""
+        self._states[key] = state
+        self._states.move_to_end(key)
+        while len(self._states) > self.cached_sessions:
+            old, _ = self._states.popitem(last=False)
+            self._snapshot_versions.pop(old, None)
+            lock = self._locks.get(old)
+            if lock is not None and not lock.locked():
+                del self._locks[old]
 
     @property
     def counter(self) -> TokenCounter:
@@ -170,9 +189,10 @@ class Session:
             events = await self.ledger.store.read_stream(
                 self.tenant_id, self.stream_id, from_version=state.version + 1
             )
-            self.ledger._states[key] = ContextView.fold(events, state)
-            await self._maybe_snapshot(self.ledger._states[key])
-            return self.ledger._states[key]
+            state = ContextView.fold(events, state)
+            self.ledger._remember(key, state)
+            await self._maybe_snapshot(state)
+            return state
 
     async def _from_snapshot(self) -> SessionState:
         """The last snapshot's state when it is usable, else the initial state.

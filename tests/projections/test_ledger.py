@@ -314,3 +314,17 @@ async def test_cold_open_uses_a_checked_snapshot(tmp_path: Path) -> None:
         repaired = await store.load_snapshot("acme", "context_view", "session/long")
         assert isinstance(repaired, Snapshot)
         assert repaired.version == 12
+
+
+async def test_cache_keeps_the_most_recent_sessions() -> None:
+    async with EventStore.open("memory://") as store:
+        ledger = Ledger(store, cached_sessions=2)
+        budget = Budget(context_limit=5000, max_output_tokens=0)
+        for name in ("a", "b", "c"):
+            session = ledger.session("acme", name)
+            await session.append([{"id": f"{name}1", "role": "user", "content": name}])
+            await session.render(budget)
+        assert list(ledger._states) == [("acme", "session/b"), ("acme", "session/c")]
+        again = await ledger.session("acme", "a").render(budget)  # rebuilt on demand
+        assert again.manifest.message_ids == ["a1"]
+        assert list(ledger._states) == [("acme", "session/c"), ("acme", "session/a")]
