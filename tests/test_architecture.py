@@ -18,6 +18,21 @@ PURE_MODULES = [
     "eventstore/registry.py",
     "eventstore/verify.py",
     "eventstore/memory.py",
+    "eventstore/ids.py",
+    "eventstore/timestamps.py",
+    "projections/context/messages.py",
+    "projections/context/grouping.py",
+    "projections/context/budget.py",
+    "projections/context/window.py",
+    "projections/context/view.py",
+    "projections/context/formats/openai_chat.py",
+    "projections/context/formats/openai_responses.py",
+    "projections/context/formats/anthropic.py",
+    "projections/summaries/schema.py",
+    "projections/summaries/block.py",
+    "projections/summaries/sanitize.py",
+    "projections/summaries/normalize.py",
+    "projections/summaries/validation.py",
 ]
 IO_LIBRARIES = {"sqlalchemy", "aiosqlite", "asyncpg", "sqlite3", "httpx", "openai", "tiktoken"}
 

@@ -1,0 +1,108 @@
+"""What a summary must not get wrong, extracted from text: dates, times, numbers, negations.
+Pure: no I/O.
+
+Dates become ``date:MM-DD`` (and ``date:YYYY-MM-DD`` when a year is given) from ISO forms,
+``2026 年 9 月 19 日``, ``Sept 19`` / ``19 September 2026``; times become ``time:HH:MM`` from
+``18:00``, ``6pm``, ``6:30 pm``, ``18 点`` / ``18 点半``; every other number becomes
+``num:<value>`` (so ``200 CNY``, ``200 元`` and ``¥200`` all give ``num:200``).
+"""
+
+from __future__ import annotations
+
+import re
+
+__all__ = ["has_negation", "quantities"]
+
+_MONTHS = {
+    name: index
+    for index, names in enumerate(
+        [
+            ("jan", "january"),
+            ("feb", "february"),
+            ("mar", "march"),
+            ("apr", "april"),
+            ("may",),
+            ("jun", "june"),
+            ("jul", "july"),
+            ("aug", "august"),
+            ("sep", "sept", "september"),
+            ("oct", "october"),
+            ("nov", "november"),
+            ("dec", "december"),
+        ],
+        start=1,
+    )
+    for name in names
+}
+_MONTH = "|".join(sorted(_MONTHS, key=len, reverse=True))
+_ISO_DATE = re.compile(r"(?<!\d)(\d{4})[-/.](\d{1,2})[-/.](\d{1,2})(?!\d)")
+_CN_DATE = re.compile(r"(?:(\d{4})\s*年\s*)?(\d{1,2})\s*月\s*(\d{1,2})\s*[日号]")
+_EN_MONTH_DAY = re.compile(
+    rf"(?i)\b({_MONTH})\.?\s+(\d{{1,2}})(?:st|nd|rd|th)?\b(?:,?\s+(\d{{4}}))?"
+)
+_EN_DAY_MONTH = re.compile(
+    rf"(?i)\b(\d{{1,2}})(?:st|nd|rd|th)?\s+({_MONTH})\b\.?(?:,?\s+(\d{{4}}))?"
+)
+_CLOCK = re.compile(r"(?<!\d)(\d{1,2}):(\d{2})(?:\s*([ap])\.?m\.?)?(?!\d)", re.I)
+_AMPM = re.compile(r"(?<![\d:])(\d{1,2})\s*([ap])\.?m\b\.?", re.I)
+_CN_HOUR = re.compile(r"(?<!\d)(\d{1,2})\s*点\s*(半|(\d{1,2})\s*分)?")
+_NUMBER = re.compile(r"(?<![\w.])\d+(?:[.,]\d+)*(?![\w])|(?<=[^\W\d_])\d+(?:\.\d+)?")
+_NEGATION = re.compile(
+    r"(?i)\b(?:not|no|never|don't|doesn't|didn't|won't|cannot|can't|without|exclude[sd]?|"
+    r"excluding|avoid|refuse[sd]?)\b|n't\b|[不没无别勿非]|禁止|排除"
+)
+
+
+def _date(year: str | None, month: int, day: int) -> set[str]:
+    if not (1 <= month <= 12 and 1 <= day <= 31):
+        return set()
+    found = {f"date:{month:02d}-{day:02d}"}
+    if year:
+        found.add(f"date:{int(year):04d}-{month:02d}-{day:02d}")
+    return found
+
+
+def _hour(hour: int, minute: int, meridiem: str | None) -> str:
+    if meridiem:
+        hour = hour % 12 + (12 if meridiem.lower() == "p" else 0)
+    return f"time:{hour:02d}:{minute:02d}"
+
+
+def quantities(text: str) -> set[str]:
+    """The dates, times and numbers in ``text``, normalised (see the module docstring)."""
+    found: set[str] = set()
+    spans: list[tuple[int, int]] = []
+
+    def take(match: re.Match[str], items: set[str]) -> None:
+        found.update(items)
+        spans.append(match.span())
+
+    for m in _ISO_DATE.finditer(text):
+        take(m, _date(m.group(1), int(m.group(2)), int(m.group(3))))
+    for m in _CN_DATE.finditer(text):
+        take(m, _date(m.group(1), int(m.group(2)), int(m.group(3))))
+    for m in _EN_MONTH_DAY.finditer(text):
+        take(m, _date(m.group(3), _MONTHS[m.group(1).lower()], int(m.group(2))))
+    for m in _EN_DAY_MONTH.finditer(text):
+        take(m, _date(m.group(3), _MONTHS[m.group(2).lower()], int(m.group(1))))
+    for m in _CLOCK.finditer(text):
+        take(m, {_hour(int(m.group(1)), int(m.group(2)), m.group(3))})
+    for m in _AMPM.finditer(text):
+        take(m, {_hour(int(m.group(1)), 0, m.group(2))})
+    for m in _CN_HOUR.finditer(text):
+        minute = 30 if m.group(2) == "半" else int(m.group(3) or 0)
+        take(m, {_hour(int(m.group(1)), minute, None)})
+    for m in _NUMBER.finditer(text):
+        start, end = m.span()
+        if any(a <= start < b or a < end <= b for a, b in spans):
+            continue  # part of a date or time
+        value = m.group(0).replace(",", "")
+        if "." in value:
+            value = value.rstrip("0").rstrip(".")
+        found.add(f"num:{value.lstrip('0') or '0'}")
+    return found
+
+
+def has_negation(text: str) -> bool:
+    """Whether ``text`` negates or excludes something ("do not", "不", "排除", …)."""
+    return _NEGATION.search(text) is not None
