@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 
-__all__ = ["has_negation", "quantities"]
+__all__ = ["clauses", "has_negation", "quantities"]
 
 _MONTHS = {
     name: index
@@ -101,6 +101,20 @@ def quantities(text: str) -> set[str]:
             value = value.rstrip("0").rstrip(".")
         found.add(f"num:{value.lstrip('0') or '0'}")
     return found
+
+
+# Clause boundaries: sentence ends, semicolons, line breaks, and commas that are not inside a
+# number ("1,234.5"). The summarizer and the gate split text the same way.
+_CLAUSE = re.compile(r"([。；;!?！？\n]|(?<!\d)[.,，:：](?!\d))")
+
+
+def clauses(text: str) -> list[str]:
+    """``text`` cut into clauses (each keeping its closing mark), stripped, empties left out."""
+    parts = _CLAUSE.split(text)
+    joined = (
+        parts[i] + (parts[i + 1] if i + 1 < len(parts) else "") for i in range(0, len(parts), 2)
+    )
+    return [clause.strip() for clause in joined if clause.strip(" \n.,，:：;；")]
 
 
 def has_negation(text: str) -> bool:

@@ -6,7 +6,8 @@ summary is served only when all pass. Checks:
 - ``schema``: the record is a valid ``compaction_summary.v1``;
 - ``source_ids``: every cited id is a covered message, and every covered id exists;
 - ``quantities``: every date, time and number in a fact's value appears in its cited sources;
-- ``negation``: a fact or decision keeps the polarity of the source clauses it rests on;
+- ``negation``: a fact or decision keeps the polarity of the source clause it rests on (the
+  one sharing most terms with it);
 - ``open_questions``: the parent's open questions are kept, or resolved by a newer citation;
 - ``confirmed_facts``: a confirmed fact of the parent changes value only with a newer source;
 - ``budget``: the rendered block fits the summary's token budget;
@@ -24,7 +25,7 @@ from pydantic import BaseModel, ConfigDict, ValidationError
 
 from projections.context.messages import Message, text_of
 from projections.summaries.block import render_summary_block
-from projections.summaries.normalize import has_negation, quantities
+from projections.summaries.normalize import clauses, has_negation, quantities
 from projections.summaries.schema import CompactionSummary
 
 __all__ = ["CHECKS", "CheckResult", "ValidationReport", "validate_summary"]
@@ -40,7 +41,6 @@ CHECKS = (
     "no_instructions",
 )
 
-_CLAUSE = re.compile(r"[。；;!?！？\n]|(?<!\d)[.,，](?!\d)")
 _WORD = re.compile(r"[A-Za-z][A-Za-z0-9]{2,}|[A-Za-z]+\d+|\d+[A-Za-z]+")
 _CJK = re.compile(r"[\u4e00-\u9fff]")
 _NEGATORS = set("不没无别勿非") | {"禁", "止", "排", "除"}
@@ -221,13 +221,20 @@ def _negation_problems(summary: CompactionSummary, by_id: dict[str, Message]) ->
     items += [(f"decision {d.text!r}", d.text, d.text, d.source_ids) for d in summary.decisions]
     for what, topic, statement, ids in items:
         terms = _terms(topic)
-        clauses = [c for c in _CLAUSE.split(_source_text(ids, by_id)) if terms & _terms(c)]
-        if not clauses:
+        # Compare with the one source clause the statement rests on most (most shared terms).
+        best, shared = "", 0
+        for clause in clauses(_source_text(ids, by_id)):
+            overlap = len(terms & _terms(clause))
+            if overlap > shared:
+                best, shared = clause, overlap
+        if not shared:
             continue
-        source_negated = any(has_negation(clause) for clause in clauses)
-        if source_negated != has_negation(statement):
-            stated = "negates" if source_negated else "does not negate"
-            problems.append(f"{what}: its source {stated} this, the summary does the opposite")
+        if has_negation(best) != has_negation(statement):
+            stated = "negates" if has_negation(best) else "does not negate"
+            problems.append(
+                f"{what}: its source {stated} this ({best.strip()!r}), the summary "
+                f"does the opposite"
+            )
     return problems
 
 
