@@ -15,11 +15,14 @@ in its event with the encoding's name; rendering never re-tokenizes history.
 from __future__ import annotations
 
 import asyncio
+import time
 from collections import OrderedDict
 from collections.abc import Sequence
-from datetime import datetime
+from datetime import UTC, datetime
 from itertools import takewhile
 from typing import Any
+
+from pydantic import BaseModel, ConfigDict
 
 from eventstore import EventStore, NewEvent, RecordedEvent, Snapshot
 from projections.context.budget import Budget
@@ -32,14 +35,22 @@ from projections.context.view import (
     MESSAGES_UNPINNED,
     MODEL_CALL_RECORDED,
     PROTOCOL_ISSUE_RECORDED,
+    SUMMARY_COMMITTED,
+    SUMMARY_REJECTED,
+    SUMMARY_ROLLED_BACK,
     ContextView,
     RenderedContext,
     SessionState,
     render,
 )
 from projections.errors import MessageValidationError
+from projections.summaries.block import render_summary_block
+from projections.summaries.offline import Summarizer, SummaryRequest, offline_summarizer
+from projections.summaries.sanitize import sanitize_messages
+from projections.summaries.schema import CompactionSummary
+from projections.summaries.validation import validate_summary
 
-__all__ = ["Ledger", "Session", "SyncLedger", "SyncSession"]
+__all__ = ["CompactionOutcome", "Ledger", "Session", "SyncLedger", "SyncSession"]
 
 
 class Ledger:
@@ -293,6 +304,138 @@ class Session:
         )
         return event
 
+    async def compact(
+        self,
+        budget: Budget,
+        *,
+        summarizer: Summarizer | None = None,
+        summary_budget: int = 2000,
+        keep_groups: int = 6,
+        max_chunk: int = 200,
+        tool_result_tokens: int = 400,
+    ) -> CompactionOutcome:
+        """Summarise the groups the window leaves out, behind the validation gate.
+
+        Nothing happens when the window keeps every group the active summary does not
+        already cover. Otherwise the oldest uncovered messages leaving the window (at most
+        ``max_chunk``) are sanitised and given, with the previous summary, to ``summarizer``
+        (the offline one by default); the result is validated and committed as
+        ``SummaryCommitted``, or recorded as ``SummaryRejected`` with the failed checks, in
+        which case the window keeps being served. The raw messages always stay in the log.
+        """
+        state = await self._current()
+        cut = state.cut()
+        rendered = render(cut, budget, keep_groups=keep_groups)
+        kept = set(rendered.manifest.message_ids)
+        active = cut.summary()
+        start = active.covered_end if active else 0
+        chunk = [m for m in state.messages[start:] if m.id not in kept][:max_chunk]
+        chunk = [m for m in chunk if m.role not in ("system", "developer")]
+        if not chunk:
+            return CompactionOutcome(result="not_needed")
+        count = self.ledger.counter.count_text
+        previous = active.summary if active else None
+        covered = set(previous.source_message_ids) if previous else set()
+        sources, report_sanitized = sanitize_messages(
+            [m for m in state.messages if m.id in covered] + chunk,
+            count_tokens=count,
+            tool_result_tokens=tool_result_tokens,
+        )
+        clean_chunk = sources[len(sources) - len(chunk) :]
+        request = SummaryRequest(
+            previous=previous,
+            chunk=clean_chunk,
+            budget_tokens=summary_budget,
+            created_at=datetime.now(UTC),
+            count_tokens=count,
+        )
+        began = time.perf_counter()
+        try:
+            summary = await (summarizer or offline_summarizer)(request)
+            problem = None
+        except Exception as error:  # a failing summarizer is a rejected summary, never a crash
+            summary, problem = None, f"{type(error).__name__}: {error}"
+        latency_ms = (time.perf_counter() - began) * 1000
+        version = max(state.summaries, default=0) + 1
+        if summary is not None:
+            report = validate_summary(
+                summary, sources, parent=previous, budget=summary_budget, count_tokens=count
+            )
+        if summary is None or not report.ok:
+            failed = ["summarizer"] if summary is None else report.failed()
+            data: dict[str, Any] = {
+                "summary_version": version,
+                "failed_checks": failed,
+                "reason": problem or "; ".join(c.reason for c in report.checks if not c.ok),
+                "latency_ms": latency_ms,
+                "sanitized": report_sanitized.as_dict(),
+            }
+            (event,) = await self.ledger.store.append(
+                self.tenant_id,
+                self.stream_id,
+                [NewEvent(type=SUMMARY_REJECTED, data=data)],
+                expected_version=state.version,
+            )
+            await self._advance([event])
+            return CompactionOutcome(
+                result="rejected", summary_version=version, failed_checks=failed, event=event
+            )
+        tokens = count(render_summary_block(summary))
+        data = {
+            "summary_version": version,
+            "parent_version": active.version if active else None,
+            "summary": summary.model_dump(mode="json"),
+            "covered_ids": summary.source_message_ids,
+            "tokens": tokens,
+            "tokens_before": rendered.manifest.tokens["total"],
+            "validation": report.model_dump(),
+            "diff": _fact_diff(previous, summary),
+            "summarizer": getattr(summarizer, "__name__", "offline_summarizer"),
+            "latency_ms": latency_ms,
+            "sanitized": report_sanitized.as_dict(),
+        }
+        (event,) = await self.ledger.store.append(
+            self.tenant_id,
+            self.stream_id,
+            [NewEvent(type=SUMMARY_COMMITTED, data=data)],
+            expected_version=state.version,
+        )
+        await self._advance([event])
+        return CompactionOutcome(result="committed", summary_version=version, event=event)
+
+    async def rollback(self, *, to_version: int | None = None, reason: str) -> RecordedEvent:
+        """Move the summary head back (by default to the active summary's parent).
+
+        The restored version is checked against the current log again; when it no longer
+        validates (a source was erased, say), the head moves to no summary and the window is
+        served.
+        """
+        if not reason or not reason.strip():
+            raise MessageValidationError("rollback needs a reason")
+        state = await self._current()
+        active = state.cut().summary()
+        target = to_version if to_version is not None else (active.parent if active else None)
+        if target is not None and target not in state.summaries:
+            raise MessageValidationError(
+                f"session {self.session_id} has no summary version {target}; versions: "
+                f"{sorted(state.summaries) or 'none'}"
+            )
+        note = reason
+        if target is not None:
+            restored = state.summaries[target].summary
+            sources = [m for m in state.messages if m.id in set(restored.source_message_ids)]
+            clean, _ = sanitize_messages(sources, count_tokens=self.ledger.counter.count_text)
+            if not validate_summary(restored, clean).ok:
+                target, note = None, f"{reason} (version {to_version} no longer validates)"
+        (event,) = await self.ledger.store.append(
+            self.tenant_id,
+            self.stream_id,
+            [NewEvent(type=SUMMARY_ROLLED_BACK, data={"to_version": target, "reason": note})],
+            expected_version=state.version,
+        )
+        await self._advance([event])
+        return event
+
     async def state(
         self,
         *,
@@ -337,6 +480,17 @@ class Session:
             if at_version is not None:
                 version = min(version, at_version)
         return render(state.cut(version), budget, keep_groups=keep_groups, fmt=fmt)
+
+
+class CompactionOutcome(BaseModel):
+    """What ``compact`` did: ``committed``, ``rejected`` or ``not_needed``, and the event."""
+
+    model_config = ConfigDict(frozen=True)
+
+    result: str
+    summary_version: int | None = None
+    failed_checks: list[str] = []
+    event: RecordedEvent | None = None
 
 
 class SyncSession:
@@ -399,3 +553,16 @@ class SyncLedger:
 
     def __exit__(self, *_: object) -> None:
         self.close()
+
+
+def _fact_diff(
+    parent: CompactionSummary | None, summary: CompactionSummary
+) -> dict[str, list[str]]:
+    """Fact keys added, removed and changed against the parent."""
+    before = {f.key: f.value for f in parent.facts} if parent else {}
+    after = {f.key: f.value for f in summary.facts}
+    return {
+        "added": sorted(after.keys() - before.keys()),
+        "removed": sorted(before.keys() - after.keys()),
+        "changed": sorted(k for k in after.keys() & before.keys() if after[k] != before[k]),
+    }

@@ -21,6 +21,8 @@ from projections.context.grouping import Grouper, ProtocolIssue
 from projections.context.messages import Message
 from projections.context.tokens import REPLY_PRIMING_TOKENS
 from projections.context.window import plan_groups
+from projections.summaries.block import render_summary_block
+from projections.summaries.schema import CompactionSummary
 
 __all__ = [
     "MESSAGES_PINNED",
@@ -28,6 +30,10 @@ __all__ = [
     "MESSAGE_APPENDED",
     "MODEL_CALL_RECORDED",
     "PROTOCOL_ISSUE_RECORDED",
+    "SUMMARY_COMMITTED",
+    "SUMMARY_REJECTED",
+    "SUMMARY_ROLLED_BACK",
+    "CommittedSummary",
     "ContextView",
     "Cut",
     "Manifest",
@@ -41,7 +47,22 @@ MESSAGES_PINNED = "MessagesPinned"
 MESSAGES_UNPINNED = "MessagesUnpinned"
 MODEL_CALL_RECORDED = "ModelCallRecorded"
 PROTOCOL_ISSUE_RECORDED = "ProtocolIssueRecorded"
+SUMMARY_COMMITTED = "SummaryCommitted"
+SUMMARY_REJECTED = "SummaryRejected"
+SUMMARY_ROLLED_BACK = "SummaryRolledBack"
 ERASED = "[erased]"
+
+
+@dataclass(frozen=True)
+class CommittedSummary:
+    """A summary version as committed: the record, its tokens, and where its coverage ends
+    (one past the index of the last message it covers)."""
+
+    version: int
+    parent: int | None
+    summary: CompactionSummary
+    tokens: int
+    covered_end: int
 
 
 @dataclass
@@ -72,6 +93,11 @@ class SessionState:
     event_positions: list[int] = field(default_factory=list)  # index v - 1 holds version v's
     event_times: list[datetime] = field(default_factory=list)
     model_call_versions: list[int] = field(default_factory=list)
+    # Summaries: every committed version, the head after each summary event, rejections.
+    summaries: dict[int, CommittedSummary] = field(default_factory=dict)
+    summary_log: list[tuple[int, int | None]] = field(default_factory=list)
+    summary_head: int | None = None
+    summaries_rejected: int = 0
 
     def message_ids(self) -> list[str]:
         """The ids of the session's messages, in order."""
@@ -111,6 +137,9 @@ class SessionState:
                     "version": self.version,
                     "position": self.position,
                     "model_calls": self.model_calls,
+                    "summaries": sorted(self.summaries),
+                    "summary_log": self.summary_log,
+                    "summary_head": self.summary_head,
                 }
             )
         ).hexdigest()
@@ -142,6 +171,19 @@ class SessionState:
                 "event_positions": self.event_positions,
                 "event_times": [moment.isoformat() for moment in self.event_times],
                 "model_call_versions": self.model_call_versions,
+                "summaries": [
+                    {
+                        "version": c.version,
+                        "parent": c.parent,
+                        "tokens": c.tokens,
+                        "covered_end": c.covered_end,
+                        "summary": c.summary.model_dump(mode="json"),
+                    }
+                    for c in self.summaries.values()
+                ],
+                "summary_log": self.summary_log,
+                "summary_head": self.summary_head,
+                "summaries_rejected": self.summaries_rejected,
             }
         )
 
@@ -180,6 +222,19 @@ class SessionState:
             event_positions=raw["event_positions"],
             event_times=[datetime.fromisoformat(t) for t in raw["event_times"]],
             model_call_versions=raw["model_call_versions"],
+            summaries={
+                c["version"]: CommittedSummary(
+                    c["version"],
+                    c["parent"],
+                    CompactionSummary.model_validate(c["summary"]),
+                    c["tokens"],
+                    c["covered_end"],
+                )
+                for c in raw["summaries"]
+            },
+            summary_log=[(at, head) for at, head in raw["summary_log"]],
+            summary_head=raw["summary_head"],
+            summaries_rejected=raw["summaries_rejected"],
         )
 
     def group_of(self, message_id: str) -> int:
@@ -212,6 +267,7 @@ class SessionState:
                 list(self.grouper.issues),
                 self.version,
                 self.position,
+                self.summary_head,
             )
         count = bisect_right(self.message_versions, version)
         groups = bisect_right(self.grouper.starts, count - 1) if count else 0
@@ -226,6 +282,11 @@ class SessionState:
             (pinned.update if pin else pinned.difference_update)(ids)
         issues = self.grouper.issues[: bisect_right(self.issue_counts, count)]
         position = self.event_positions[version - 1] if version > 0 else 0
+        head = None
+        for at, summary_version in self.summary_log:
+            if at > version:
+                break
+            head = summary_version
         return Cut(
             self,
             count,
@@ -236,6 +297,7 @@ class SessionState:
             issues,
             version,
             position,
+            head,
         )
 
 
@@ -252,6 +314,22 @@ class Cut:
     issues: list[ProtocolIssue]
     version: int
     position: int
+    summary_head: int | None = None
+
+    def summary(self) -> CommittedSummary | None:
+        """The active summary as of the cut."""
+        if self.summary_head is None:
+            return None
+        return self.state.summaries.get(self.summary_head)
+
+    def summarised_groups(self) -> int:
+        """How many leading groups the active summary covers entirely."""
+        active = self.summary()
+        if active is None or active.covered_end == 0:
+            return 0
+        end = min(active.covered_end, self.count)
+        group = bisect_right(self.state.grouper.starts, end - 1) - 1
+        return group + 1 if self.state.grouper.bounds(group)[1] <= end else group
 
     def group_tokens(self, group: int) -> int:
         """Tokens of a group as of the cut."""
@@ -313,6 +391,23 @@ class ContextView:
         elif event.type == MODEL_CALL_RECORDED:
             state.model_calls += 1
             state.model_call_versions.append(event.version)
+        elif event.type == SUMMARY_COMMITTED and data is not None:
+            summary = CompactionSummary.model_validate(data["summary"])
+            covered_end = 1 + max(
+                (state.index_of[i] for i in summary.source_message_ids if i in state.index_of),
+                default=-1,
+            )
+            version = int(data["summary_version"])
+            state.summaries[version] = CommittedSummary(
+                version, data.get("parent_version"), summary, int(data["tokens"]), covered_end
+            )
+            state.summary_head = version
+            state.summary_log.append((event.version, version))
+        elif event.type == SUMMARY_ROLLED_BACK and data is not None:
+            state.summary_head = data.get("to_version")
+            state.summary_log.append((event.version, state.summary_head))
+        elif event.type == SUMMARY_REJECTED:
+            state.summaries_rejected += 1
         state.version = event.version
         state.position = event.position
         state.event_positions.append(event.position)
@@ -372,7 +467,8 @@ def render(
     Pass a state for the latest context, or ``state.cut(version)`` for an earlier one.
     """
     cut = state if isinstance(state, Cut) else state.cut()
-    tokens = cut.state.tokens
+    active = cut.summary()
+    summary_tokens = active.tokens if active else 0
     plan = plan_groups(
         cut.groups,
         cut.group_tokens,
@@ -380,28 +476,42 @@ def render(
         cut.pinned_groups(),
         budget.usable,
         keep_groups=keep_groups,
-        fixed_tokens=REPLY_PRIMING_TOKENS,
+        fixed_tokens=REPLY_PRIMING_TOKENS + summary_tokens,
+        summarised=cut.summarised_groups(),
     )
+    counts = dict(cut.state.tokens)
     messages: list[Message] = []
     sections: list[str] = []
     per_section = {"prefix": 0, "summary": 0, "pinned": 0, "window": 0}
+    summary_placed = active is None
     for group, section in plan.chosen:
+        if not summary_placed and section != "prefix":
+            messages.append(_summary_message(active))  # type: ignore[arg-type]
+            sections.append("summary")
+            counts[messages[-1].id] = summary_tokens
+            per_section["summary"] = summary_tokens
+            summary_placed = True
         for message in cut.group_messages(group):
             messages.append(message)
             sections.append(section)
-            per_section[section] += tokens[message.id]
+            per_section[section] += counts[message.id]
+    if not summary_placed and active is not None:
+        messages.append(_summary_message(active))
+        sections.append("summary")
+        counts[messages[-1].id] = summary_tokens
+        per_section["summary"] = summary_tokens
     wire = from_messages(fmt, messages)
     per_section["total"] = plan.tokens
     manifest = Manifest(
         message_ids=[message.id for message in messages],
         sections=sections,
-        message_tokens=[tokens[message.id] for message in messages],
+        message_tokens=[counts[message.id] for message in messages],
         tokens=per_section,
         tokenizer=sorted(
             {cut.state.encoding_of[m.id] for m in messages if m.id in cut.state.encoding_of}
         ),
         budget={**budget.model_dump(), "usable": budget.usable, "trigger": budget.trigger},
-        summary_version=None,
+        summary_version=active.version if active else None,
         request_hash=blake3(canonical_json({"format": fmt, "messages": wire})).hexdigest(),
         over_budget=plan.over_budget,
         dropped_groups=plan.dropped_groups,
@@ -410,6 +520,16 @@ def render(
         as_of_position=cut.position,
     )
     return RenderedContext(messages=messages, wire=wire, manifest=manifest)
+
+
+def _summary_message(active: CommittedSummary) -> Message:
+    """The active summary as an untrusted block in a user-role message (never system)."""
+    return Message(
+        id=f"summary:v{active.version}",
+        role="user",
+        content=render_summary_block(active.summary),
+        metadata={"source": "ctxledger", "summary_version": active.version},
+    )
 
 
 def _issue(issue: ProtocolIssue) -> dict[str, str]:

@@ -58,6 +58,7 @@ def plan_groups(
     *,
     keep_groups: int = 6,
     fixed_tokens: int = 0,
+    summarised: int = 0,
 ) -> GroupPlan:
     """Choose groups by index.
 
@@ -69,16 +70,19 @@ def plan_groups(
         limit: tokens available for the input.
         keep_groups: the number of most recent groups always kept.
         fixed_tokens: tokens spent outside the groups (reply priming, a summary).
+        summarised: groups before this index are covered by the active summary: they stay
+            out of the window (a pinned one still comes verbatim).
     """
     sections: dict[int, Section] = dict.fromkeys(range(prefix_end), "prefix")
     for index in pinned_groups:
         if index >= prefix_end:
             sections[index] = "pinned"
-    for index in range(max(prefix_end, group_count - keep_groups), group_count):
+    floor = max(prefix_end, summarised)
+    for index in range(max(floor, group_count - keep_groups), group_count):
         sections.setdefault(index, "window")
     total = fixed_tokens + sum(size(index) for index in sections)
     # Older groups join from the newest backwards while they fit, so the window is a suffix.
-    for index in range(group_count - keep_groups - 1, prefix_end - 1, -1):
+    for index in range(group_count - keep_groups - 1, floor - 1, -1):
         if index in sections:
             continue
         if total + size(index) > limit:

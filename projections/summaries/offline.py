@@ -61,6 +61,7 @@ def _terms(text: str) -> set[str]:
 def _facts_and_decisions(chunk: Sequence[Message]) -> tuple[list[Fact], list[Decision]]:
     facts: list[Fact] = []
     decisions: list[Decision] = []
+    seen: set[str] = set()  # the same clause repeated is kept once
     for message in chunk:
         if message.role not in ("user", "assistant", "system", "developer"):
             continue
@@ -69,7 +70,8 @@ def _facts_and_decisions(chunk: Sequence[Message]) -> tuple[list[Fact], list[Dec
                 continue
             if _DECISION.search(clause):
                 decisions.append(Decision(text=clause, source_ids=[message.id]))
-            elif quantities(clause) or has_negation(clause):
+            elif (quantities(clause) or has_negation(clause)) and clause not in seen:
+                seen.add(clause)
                 facts.append(
                     Fact(
                         key=f"{message.id}#{index}",
@@ -126,9 +128,9 @@ def _digests(chunk: Sequence[Message]) -> list[ToolDigest]:
 async def offline_summarizer(request: SummaryRequest) -> CompactionSummary:
     """Summarise ``request.chunk`` on top of ``request.previous``, deterministically.
 
-    When the result would exceed ``budget_tokens``, the newest tentative facts, then tool
-    digests, then the oldest carried facts are left out until it fits (the validation gate
-    still has the last word).
+    When the result would exceed ``budget_tokens``, the least important items are left out
+    first (see ``_fit``); constraints, dates, times and amounts go last. The validation gate
+    still has the last word.
     """
     previous = request.previous
     facts, decisions = _facts_and_decisions(request.chunk)
@@ -148,21 +150,41 @@ async def offline_summarizer(request: SummaryRequest) -> CompactionSummary:
     return _fit(summary, request.budget_tokens, request.count_tokens)
 
 
+_UNIT = re.compile(
+    r"(?i)\d\s*(?:元|块|cny|rmb|usd|eur|gbp|dollars?|euros?|%|km|kg|bags?)|[¥$€£]\s*\d"
+)
+
+
+def _importance(fact: Fact) -> int:
+    """2: a constraint or a date/time/amount; 1: another confirmed fact; 0: tentative."""
+    found = quantities(fact.value)
+    if (
+        has_negation(fact.value)
+        or _UNIT.search(fact.value)
+        or any(token.startswith(("date:", "time:")) for token in found)
+    ):
+        return 2
+    return 1 if fact.status == "confirmed" else 0
+
+
 def _fit(
     summary: CompactionSummary, budget: int, count_tokens: Callable[[str], int]
 ) -> CompactionSummary:
+    """Leave out the least important items, newest first, until the block fits: plain
+    tentative facts, then tool digests, then plain confirmed facts, then the rest."""
     while count_tokens(render_summary_block(summary)) > budget:
         facts = list(summary.facts)
-        tentative = [i for i, f in enumerate(facts) if f.status == "tentative"]
-        if tentative:
-            del facts[tentative[-1]]
+        ranked = sorted(range(len(facts)), key=lambda i: (_importance(facts[i]), -i))
+        if ranked and _importance(facts[ranked[0]]) < 2:
+            del facts[ranked[0]]
             summary = summary.model_copy(update={"facts": facts})
         elif summary.tool_result_digests:
             summary = summary.model_copy(
                 update={"tool_result_digests": list(summary.tool_result_digests[:-1])}
             )
-        elif facts:
-            summary = summary.model_copy(update={"facts": facts[1:]})
+        elif ranked:
+            del facts[ranked[0]]
+            summary = summary.model_copy(update={"facts": facts})
         else:
             break
     return summary

@@ -1,0 +1,124 @@
+"""Compaction as events: committed or rejected behind the gate, rendered as an untrusted block,
+rolled back, and visible to time travel."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from eventstore import EventStore
+from projections.context.budget import Budget
+from projections.ledger import Ledger
+from projections.summaries.block import BLOCK_OPEN, parse_summary_block
+from projections.summaries.offline import SummaryRequest, offline_summarizer
+from projections.summaries.schema import CompactionSummary
+from tests.projections.summaries.test_validation import TRIP
+
+BUDGET = Budget(context_limit=700, max_output_tokens=0, tool_reserve=0, safety_margin=0)
+
+
+def filler(start: int, count: int) -> list[dict[str, Any]]:
+    return [
+        {
+            "id": f"f{i}",
+            "role": "user" if i % 2 else "assistant",
+            "content": f"Turn {i}: talking about the weather in Hangzhou, still sunny. " * 3,
+        }
+        for i in range(start, start + count)
+    ]
+
+
+@pytest.fixture
+async def session() -> Any:
+    async with EventStore.open("memory://") as store:
+        ledger = Ledger(store, snapshot_every=3)
+        session = ledger.session("acme", "trip")
+        await session.append(TRIP)
+        await session.append(filler(0, 12))
+        yield session
+
+
+async def test_compaction_commits_and_renders_the_summary(session: Any) -> None:
+    before = await session.render(BUDGET, keep_groups=2)
+    assert before.manifest.dropped_groups > 0
+    outcome = await session.compact(BUDGET, keep_groups=2, summary_budget=1500)
+    assert (outcome.result, outcome.summary_version) == ("committed", 1)
+    data = outcome.event.data
+    assert data["validation"]["ok"] is True
+    assert "m2" in data["covered_ids"]
+    assert data["diff"]["added"]
+    after = await session.render(BUDGET, keep_groups=2)
+    manifest = after.manifest
+    assert manifest.summary_version == 1
+    assert manifest.sections[0] == "prefix"
+    assert manifest.sections[1] == "summary"
+    block = after.messages[1]
+    assert block.role == "user"  # never system
+    assert str(block.content).startswith(BLOCK_OPEN)
+    summary = parse_summary_block(str(block.content))
+    assert any("200 元" in fact.value for fact in summary.facts)
+    assert not set(summary.source_message_ids) & {
+        m for m, s in zip(manifest.message_ids, manifest.sections, strict=True) if s == "window"
+    }
+    assert manifest.tokens["summary"] == data["tokens"]
+    nothing = await session.compact(BUDGET, keep_groups=2, summary_budget=1500)
+    assert nothing.result in ("not_needed", "committed")
+
+
+async def test_rolling_then_rollback_and_time_travel(session: Any) -> None:
+    first = await session.compact(BUDGET, keep_groups=2, summary_budget=1500)
+    await session.append(filler(100, 10))
+    second = await session.compact(BUDGET, keep_groups=2, summary_budget=1500)
+    assert (second.result, second.summary_version) == ("committed", 2)
+    assert second.event.data["parent_version"] == 1
+    assert (await session.render(BUDGET, keep_groups=2)).manifest.summary_version == 2
+    await session.rollback(reason="the second summary lost a detail")
+    assert (await session.render(BUDGET, keep_groups=2)).manifest.summary_version == 1
+    before_first = first.event.version - 1
+    old = await session.render(BUDGET, keep_groups=2, at_version=before_first)
+    assert old.manifest.summary_version is None
+    assert (
+        await session.render(BUDGET, keep_groups=2, at_version=second.event.version)
+    ).manifest.summary_version == 2
+    with pytest.raises(Exception, match="no summary version 9"):
+        await session.rollback(to_version=9, reason="r")
+    await session.rollback(to_version=None, reason="back to the window")
+    state = await session.state()
+    assert state.summary_head is None
+
+
+async def test_a_bad_summary_is_rejected_and_the_window_served(session: Any) -> None:
+    async def lying(request: SummaryRequest) -> CompactionSummary:
+        good = await offline_summarizer(request)
+        data = good.model_dump(mode="json")
+        for fact in data["facts"]:
+            fact["value"] = fact["value"].replace("200", "300")
+        return CompactionSummary.model_validate(data)
+
+    async def broken(request: SummaryRequest) -> CompactionSummary:
+        raise TimeoutError("the model did not answer")
+
+    outcome = await session.compact(BUDGET, keep_groups=2, summarizer=lying)
+    assert outcome.result == "rejected"
+    assert "quantities" in outcome.failed_checks
+    outcome = await session.compact(BUDGET, keep_groups=2, summarizer=broken)
+    assert (outcome.result, outcome.failed_checks) == ("rejected", ["summarizer"])
+    assert "did not answer" in outcome.event.data["reason"]
+    rendered = await session.render(BUDGET, keep_groups=2)
+    assert rendered.manifest.summary_version is None
+    assert "summary" not in rendered.manifest.sections
+    state = await session.state()
+    assert state.summaries_rejected == 2
+
+
+async def test_summaries_survive_snapshots_and_rebuilds(session: Any) -> None:
+    await session.compact(BUDGET, keep_groups=2, summary_budget=1500)
+    ledger = session.ledger
+    cached = ledger._states[("acme", session.stream_id)]
+    rebuilt = await session.state()
+    assert cached.digest() == rebuilt.digest()
+    cold = Ledger(ledger.store, snapshot_every=3)
+    rendered = await cold.session("acme", "trip").render(BUDGET, keep_groups=2)
+    assert rendered.manifest.summary_version == 1
+    assert cold._states[("acme", session.stream_id)].digest() == rebuilt.digest()
