@@ -226,3 +226,145 @@ def _preview(message: Message, width: int = 70) -> str:
     text = text_of(message) or ", ".join(f"{c.name}({c.arguments})" for c in message.tool_calls)
     text = " ".join(text.split())
     return text if len(text) <= width else text[: width - 1] + "…"
+
+
+@cli.command("compact")
+@click.option("--tenant", required=True)
+@click.option("--session", "session_id", required=True)
+@click.option(
+    "--summarizer",
+    type=click.Choice(["offline"]),
+    default="offline",
+    show_default=True,
+    help="Which summarizer (the OpenAI-compatible one is not built yet).",
+)
+@click.option("--context-limit", type=int, help="Tokens of the model's context window.")
+@click.option("--max-output", type=int, default=4_000, show_default=True)
+@click.option("--model", default="gpt-4o", show_default=True)
+@click.option("--summary-budget", type=int, default=2_000, show_default=True)
+@click.option("--keep-groups", type=int, default=6, show_default=True)
+@click.option("--json", "as_json", is_flag=True)
+@click.pass_context
+def compact_command(
+    context: click.Context,
+    tenant: str,
+    session_id: str,
+    summarizer: str,
+    context_limit: int | None,
+    max_output: int,
+    model: str,
+    summary_budget: int,
+    keep_groups: int,
+    as_json: bool,
+) -> None:
+    """Summarise what the window leaves out, behind the validation gate."""
+    try:
+        budget = Budget(
+            context_limit=context_limit or context_limit_for(model), max_output_tokens=max_output
+        )
+    except ValueError as error:
+        raise click.UsageError(str(error)) from error
+
+    async def action() -> Any:
+        async with open_store(context) as store:
+            session = Ledger(store, counter=TiktokenCounter(model)).session(tenant, session_id)
+            return await session.compact(
+                budget, summary_budget=summary_budget, keep_groups=keep_groups
+            )
+
+    outcome = run(action)
+    if as_json:
+        print_json(
+            {
+                "result": outcome.result,
+                "summary_version": outcome.summary_version,
+                "failed_checks": outcome.failed_checks,
+                "event": outcome.event.model_dump(mode="json") if outcome.event else None,
+            }
+        )
+        return
+    if outcome.result == "committed":
+        stdout.print(f"summary version {outcome.summary_version} committed")
+    elif outcome.result == "rejected":
+        stdout.print(
+            f"summary rejected by the gate ({', '.join(outcome.failed_checks)}); "
+            f"the window is served"
+        )
+    else:
+        stdout.print("nothing to compact: the window keeps every group")
+
+
+@cli.command("summaries")
+@click.option("--tenant", required=True)
+@click.option("--session", "session_id", required=True)
+@click.option("--json", "as_json", is_flag=True)
+@click.pass_context
+def summaries_command(context: click.Context, tenant: str, session_id: str, as_json: bool) -> None:
+    """The summary events of a session: committed, rejected, rolled back."""
+
+    async def action() -> list[Any]:
+        async with open_store(context) as store:
+            events = await store.read_stream(tenant, f"session/{session_id}")
+            return [e for e in events if e.type.startswith("Summary")]
+
+    events = run(action)
+    rows = []
+    for event in events:
+        data = event.data or {}
+        rows.append(
+            {
+                "event": event.type,
+                "stream_version": event.version,
+                "summary_version": data.get("summary_version", data.get("to_version")),
+                "parent_version": data.get("parent_version"),
+                "failed_checks": data.get("failed_checks", []),
+                "diff": data.get("diff"),
+                "reason": data.get("reason"),
+                "tokens": data.get("tokens"),
+            }
+        )
+    if as_json:
+        print_json(rows)
+        return
+    table = Table(title=f"summaries of {tenant}/session/{session_id}")
+    for column in ("ver", "event", "summary", "parent", "tokens", "detail"):
+        table.add_column(column, overflow="fold")
+    for row in rows:
+        detail = row["reason"] or (
+            json.dumps(row["diff"], ensure_ascii=False) if row["diff"] else ""
+        )
+        table.add_row(
+            str(row["stream_version"]),
+            row["event"],
+            str(row["summary_version"]),
+            str(row["parent_version"] or ""),
+            str(row["tokens"] or ""),
+            Text(detail),
+        )
+    stdout.print(table)
+
+
+@cli.command("rollback")
+@click.option("--tenant", required=True)
+@click.option("--session", "session_id", required=True)
+@click.option(
+    "--to",
+    "to_version",
+    type=int,
+    help="The summary version to restore (default: the active summary's parent).",
+)
+@click.option("--reason", required=True)
+@click.pass_context
+def rollback_command(
+    context: click.Context, tenant: str, session_id: str, to_version: int | None, reason: str
+) -> None:
+    """Move the summary head back; the restored version is validated again."""
+
+    async def action() -> Any:
+        async with open_store(context) as store:
+            session = Ledger(store).session(tenant, session_id)
+            return await session.rollback(to_version=to_version, reason=reason)
+
+    event = run(action)
+    head = (event.data or {}).get("to_version")
+    stdout.print(f"summary head is now {head if head is not None else 'none (the window)'}")

@@ -202,13 +202,16 @@ def test_help_lists_every_command() -> None:
     assert result.returncode == 0
     for command in (
         "append",
+        "compact",
         "context",
         "demo",
         "erase",
         "ingest",
         "log",
         "pin",
+        "rollback",
         "streams",
+        "summaries",
         "tenants",
         "unpin",
         "verify",
@@ -295,3 +298,48 @@ def test_session_commands(tmp_path: Path) -> None:
     refused = ctxledger("ingest", str(bad), "--tenant", "acme", "--session", "trip", db=db)
     assert refused.returncode == 2
     assert "unknown role 'wizard'" in refused.stderr
+
+
+def test_compact_summaries_rollback(tmp_path: Path) -> None:
+    db = tmp_path / "compact.db"
+    messages = tmp_path / "m.json"
+    messages.write_text(
+        json.dumps(
+            [
+                {"id": "m1", "role": "system", "content": "You plan train trips."},
+                {
+                    "id": "m2",
+                    "role": "user",
+                    "content": "2026 年 9 月 19 日出发，单程不超过 200 元。",
+                },
+                *[
+                    {
+                        "id": f"f{i}",
+                        "role": "user",
+                        "content": f"Chat turn {i} about the weather. " * 8,
+                    }
+                    for i in range(10)
+                ],
+            ]
+        ),
+        encoding="utf-8",
+    )
+    assert (
+        ctxledger("ingest", str(messages), "--tenant", "t", "--session", "s", db=db).returncode == 0
+    )
+    limits = ("--context-limit", "3900", "--max-output", "2000", "--keep-groups", "2")
+    compacted = ctxledger("compact", "--tenant", "t", "--session", "s", *limits, "--json", db=db)
+    assert compacted.returncode == 0, compacted.stderr
+    assert json.loads(compacted.stdout)["result"] == "committed"
+    rendered = json.loads(
+        ctxledger("context", "--tenant", "t", "--session", "s", "--json", *limits, db=db).stdout
+    )
+    assert rendered["manifest"]["summary_version"] == 1
+    assert rendered["manifest"]["sections"][:2] == ["prefix", "summary"]
+    listed = json.loads(
+        ctxledger("summaries", "--tenant", "t", "--session", "s", "--json", db=db).stdout
+    )
+    assert [row["event"] for row in listed] == ["SummaryCommitted"]
+    back = ctxledger("rollback", "--tenant", "t", "--session", "s", "--reason", "test", db=db)
+    assert back.returncode == 0, back.stderr
+    assert "none (the window)" in back.stdout
