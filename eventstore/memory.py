@@ -161,6 +161,10 @@ class MemoryRecorder:
                 tenant.log[index] = tenant.log[index]._replace(
                     payload=None, salt=None, erased_by=erasure.position
                 )
+            # Snapshots of the affected streams may hold copies of the erased data.
+            for stream in {found[event_id].stream_id for event_id in to_erase}:
+                for key in [k for k in self._snapshots if k[0] == tenant_id and k[2] == stream]:
+                    del self._snapshots[key]
             return ErasureOutcome(erasure, to_erase, already)
 
     async def save_snapshot(self, snapshot: SnapshotRecord) -> None:

@@ -105,7 +105,8 @@ class Recorder(Protocol):
     async def erase(
         self, tenant_id: str, event_ids: Sequence[str], make_erasure: MakeErasure
     ) -> ErasureOutcome:
-        """Record a ``PayloadErased`` and delete the named payloads, in one transaction."""
+        """Record a ``PayloadErased`` and delete the named payloads (and the snapshots of the
+        streams they belong to, which may hold copies), in one transaction."""
         ...
 
     async def save_snapshot(self, snapshot: SnapshotRecord) -> None:

@@ -25,6 +25,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict
 
 from eventstore import EventStore, NewEvent, RecordedEvent, Snapshot
+from eventstore.records import ERASURE_STREAM
 from projections.context.budget import Budget
 from projections.context.formats import Format
 from projections.context.messages import Message, parse_message
@@ -86,6 +87,7 @@ class Ledger:
         # per session guards it.
         self._states: OrderedDict[tuple[str, str], SessionState] = OrderedDict()
         self._snapshot_versions: dict[tuple[str, str], int] = {}
+        self._erasure_versions: dict[str, int] = {}
         self._locks: dict[tuple[str, str], asyncio.Lock] = {}
 
     def _lock(self, key: tuple[str, str]) -> asyncio.Lock:
@@ -195,6 +197,7 @@ class Session:
         """The session's latest state: the ledger's cache (or, in a fresh process, the last
         snapshot) caught up with the events after it (O(new events))."""
         key = (self.tenant_id, self.stream_id)
+        await self._forget_if_erased()
         async with self.ledger._lock(key):
             state = self.ledger._states.get(key) or await self._from_snapshot()
             events = await self.ledger.store.read_stream(
@@ -204,6 +207,17 @@ class Session:
             self.ledger._remember(key, state)
             await self._maybe_snapshot(state)
             return state
+
+    async def _forget_if_erased(self) -> None:
+        """Drop the tenant's cached states when an erasure happened since they were cached:
+        they may hold the erased data, and summaries citing erased messages become tainted."""
+        erasures = await self.ledger.store.stream_head(self.tenant_id, ERASURE_STREAM)
+        known = self.ledger._erasure_versions.get(self.tenant_id)
+        if known is not None and known != erasures.version:
+            for key in [k for k in self.ledger._states if k[0] == self.tenant_id]:
+                del self.ledger._states[key]
+                self.ledger._snapshot_versions.pop(key, None)
+        self.ledger._erasure_versions[self.tenant_id] = erasures.version
 
     async def _from_snapshot(self) -> SessionState:
         """The last snapshot's state when it is usable, else the initial state.

@@ -384,6 +384,13 @@ class PostgresRecorder:
             ids = [id_bytes(i) for i in to_erase]
             await db.execute(_statements().mark_erased, tenant_id, ids, erasure.position)
             await db.execute(_statements().delete_payloads, tenant_id, ids)
+            # Snapshots of the affected streams may hold copies of the erased data.
+            streams = sorted({found[event_id].stream_id for event_id in to_erase})
+            await db.execute(
+                "DELETE FROM snapshots WHERE tenant_id = $1 AND stream_id = ANY($2::text[])",
+                tenant_id,
+                streams,
+            )
         return ErasureOutcome(erasure, to_erase, already)
 
     # -- reads -------------------------------------------------------------------------------

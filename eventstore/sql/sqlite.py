@@ -595,6 +595,12 @@ def _erase_locked(
     ids = [id_bytes(event_id) for event_id in to_erase]
     db.executemany(sql.insert_erasure, [(raw, tenant_id, erasure.position) for raw in ids])
     db.executemany(sql.delete_payload, [(raw,) for raw in ids])
+    # Snapshots of the affected streams may hold copies of the erased data: drop them too.
+    streams = sorted({found[event_id].stream_id for event_id in to_erase})
+    db.executemany(
+        "DELETE FROM snapshots WHERE tenant_id = ? AND stream_id = ?",
+        [(tenant_id, stream) for stream in streams],
+    )
     return ErasureOutcome(erasure, to_erase, already)
 
 

@@ -63,6 +63,7 @@ class CommittedSummary:
     summary: CompactionSummary
     tokens: int
     covered_end: int
+    tainted: bool = False  # a message it covers was erased: never served
 
 
 @dataclass
@@ -177,6 +178,7 @@ class SessionState:
                         "parent": c.parent,
                         "tokens": c.tokens,
                         "covered_end": c.covered_end,
+                        "tainted": c.tainted,
                         "summary": c.summary.model_dump(mode="json"),
                     }
                     for c in self.summaries.values()
@@ -229,6 +231,7 @@ class SessionState:
                     CompactionSummary.model_validate(c["summary"]),
                     c["tokens"],
                     c["covered_end"],
+                    c["tainted"],
                 )
                 for c in raw["summaries"]
             },
@@ -320,7 +323,8 @@ class Cut:
         """The active summary as of the cut."""
         if self.summary_head is None:
             return None
-        return self.state.summaries.get(self.summary_head)
+        active = self.state.summaries.get(self.summary_head)
+        return None if active is None or active.tainted else active
 
     def summarised_groups(self) -> int:
         """How many leading groups the active summary covers entirely."""
@@ -398,8 +402,15 @@ class ContextView:
                 default=-1,
             )
             version = int(data["summary_version"])
+            # Erased messages lose their ids in the fold, so a summary citing one is tainted.
+            tainted = any(i not in state.index_of for i in summary.source_message_ids)
             state.summaries[version] = CommittedSummary(
-                version, data.get("parent_version"), summary, int(data["tokens"]), covered_end
+                version,
+                data.get("parent_version"),
+                summary,
+                int(data["tokens"]),
+                covered_end,
+                tainted,
             )
             state.summary_head = version
             state.summary_log.append((event.version, version))

@@ -363,3 +363,24 @@ async def test_snapshots(store: EventStore) -> None:
     moved = SnapshotRecord("acme", "view", "t", *stored[3:])
     await store.recorder.save_snapshot(moved)
     assert await store.load_snapshot("acme", "view", "t") is None
+
+
+async def test_erasure_drops_snapshots_of_the_stream(store: EventStore) -> None:
+    from eventstore import Snapshot
+
+    (event,) = await store.append("acme", "session/1", [message("my phone is 123")])
+    for stream in ("session/1", "session/2"):
+        await store.save_snapshot(
+            Snapshot(
+                tenant_id="acme",
+                name="view",
+                stream_id=stream,
+                projection_version=1,
+                version=1,
+                position=1,
+                state=b"copy of: my phone is 123",
+            )
+        )
+    await store.erase("acme", [event.event_id], reason="GDPR", requested_by="dpo")
+    assert await store.load_snapshot("acme", "view", "session/1") is None
+    assert await store.load_snapshot("acme", "view", "session/2") is not None

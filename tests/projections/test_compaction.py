@@ -122,3 +122,33 @@ async def test_summaries_survive_snapshots_and_rebuilds(session: Any) -> None:
     rendered = await cold.session("acme", "trip").render(BUDGET, keep_groups=2)
     assert rendered.manifest.summary_version == 1
     assert cold._states[("acme", session.stream_id)].digest() == rebuilt.digest()
+
+
+async def test_erasure_taints_summaries_and_leaves_no_copy(session: Any) -> None:
+    outcome = await session.compact(BUDGET, keep_groups=2, summary_budget=1500)
+    assert outcome.result == "committed"
+    rendered = await session.render(BUDGET, keep_groups=2)  # the cache now holds m2
+    assert "200 元" in json_of(rendered)
+    store = session.ledger.store
+    (m2,) = [
+        e
+        for e in await store.read_stream("acme", session.stream_id)
+        if e.data and e.data.get("message", {}).get("id") == "m2"
+    ]
+    await store.erase("acme", [m2.event_id], reason="GDPR art. 17", requested_by="dpo")
+    after = await session.render(BUDGET, keep_groups=2)  # same ledger: cache dropped
+    assert after.manifest.summary_version is None  # tainted: the window is served
+    assert "200 元" not in json_of(after)
+    snapshot = await store.load_snapshot("acme", "context_view", session.stream_id)
+    if snapshot is not None:  # re-taken after the erasure: the message itself is gone
+        import json
+
+        state = json.loads(snapshot.state)
+        assert "m2" not in [m["id"] for m in state["messages"]]
+    assert (await store.verify("acme")).ok
+
+
+def json_of(rendered: Any) -> str:
+    import json
+
+    return json.dumps(rendered.wire, ensure_ascii=False)
