@@ -400,6 +400,7 @@ class Session:
             "parent_version": active.version if active else None,
             "summary": summary.model_dump(mode="json"),
             "covered_ids": summary.source_message_ids,
+            "covered_hash": state.covered_hash(summary.source_message_ids),
             "tokens": tokens,
             "tokens_before": rendered.manifest.tokens["total"],
             "validation": report.model_dump(),

@@ -89,6 +89,7 @@ class SessionState:
     model_calls: int = 0
     # History, so that any earlier version can be cut out of the latest state (time travel):
     message_versions: list[int] = field(default_factory=list)  # stream version of each message
+    message_hashes: list[str] = field(default_factory=list)  # event hash of each message
     issue_counts: list[int] = field(default_factory=list)  # messages seen when an issue was found
     pin_log: list[tuple[int, bool, tuple[str, ...]]] = field(default_factory=list)
     event_positions: list[int] = field(default_factory=list)  # index v - 1 holds version v's
@@ -104,13 +105,16 @@ class SessionState:
         """The ids of the session's messages, in order."""
         return [message.id for message in self.messages]
 
-    def add_message(self, message: Message, tokens: int, version: int) -> None:
+    def add_message(
+        self, message: Message, tokens: int, version: int, event_hash: str = ""
+    ) -> None:
         """Append a message and keep groups, prefix and group sizes current."""
         groups_before = len(self.grouper.starts)
         issues_before = len(self.grouper.issues)
         self.index_of[message.id] = len(self.messages)
         self.messages.append(message)
         self.message_versions.append(version)
+        self.message_hashes.append(event_hash)
         self.tokens[message.id] = tokens
         self.grouper.add(message)
         self.issue_counts += [len(self.messages)] * (len(self.grouper.issues) - issues_before)
@@ -167,6 +171,7 @@ class SessionState:
                 "position": self.position,
                 "model_calls": self.model_calls,
                 "message_versions": self.message_versions,
+                "message_hashes": self.message_hashes,
                 "issue_counts": self.issue_counts,
                 "pin_log": [[at, pin, list(ids)] for at, pin, ids in self.pin_log],
                 "event_positions": self.event_positions,
@@ -219,6 +224,7 @@ class SessionState:
             position=raw["position"],
             model_calls=raw["model_calls"],
             message_versions=raw["message_versions"],
+            message_hashes=raw["message_hashes"],
             issue_counts=raw["issue_counts"],
             pin_log=[(at, pin, tuple(ids)) for at, pin, ids in raw["pin_log"]],
             event_positions=raw["event_positions"],
@@ -239,6 +245,12 @@ class SessionState:
             summary_head=raw["summary_head"],
             summaries_rejected=raw["summaries_rejected"],
         )
+
+    def covered_hash(self, message_ids: Iterable[str]) -> str:
+        """BLAKE3 over the event hashes of these messages, in session order: what a summary
+        covered, bound to the exact events (hash spec: ``hash`` of each MessageAppended)."""
+        indexes = sorted(self.index_of[i] for i in message_ids if i in self.index_of)
+        return blake3(b"".join(bytes.fromhex(self.message_hashes[i]) for i in indexes)).hexdigest()
 
     def group_of(self, message_id: str) -> int:
         """The index of the group that holds a message."""
@@ -380,11 +392,11 @@ class ContextView:
         if event.type == MESSAGE_APPENDED:
             if data is None:  # erased: keep its place, never its content
                 message = Message(id=f"erased:{event.event_id}", role="user", content=ERASED)
-                state.add_message(message, 0, event.version)
+                state.add_message(message, 0, event.version, event.hash)
             else:
                 if message is None or message.id != data["message"]["id"]:
                     message = Message.model_validate(data["message"])
-                state.add_message(message, int(data["tokens"]), event.version)
+                state.add_message(message, int(data["tokens"]), event.version, event.hash)
                 state.encodings.add(str(data["encoding"]))
                 state.encoding_of[message.id] = str(data["encoding"])
         elif event.type in (MESSAGES_PINNED, MESSAGES_UNPINNED) and data is not None:

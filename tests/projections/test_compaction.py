@@ -47,6 +47,9 @@ async def test_compaction_commits_and_renders_the_summary(session: Any) -> None:
     data = outcome.event.data
     assert data["validation"]["ok"] is True
     assert "m2" in data["covered_ids"]
+    state = await session.state()
+    assert data["covered_hash"] == state.covered_hash(data["covered_ids"])
+    assert len(data["covered_hash"]) == 64
     assert data["diff"]["added"]
     after = await session.render(BUDGET, keep_groups=2)
     manifest = after.manifest
