@@ -300,46 +300,28 @@ def compact_command(
 @click.option("--json", "as_json", is_flag=True)
 @click.pass_context
 def summaries_command(context: click.Context, tenant: str, session_id: str, as_json: bool) -> None:
-    """The summary events of a session: committed, rejected, rolled back."""
+    """The summary chain of a session: every version with its status and parent."""
 
-    async def action() -> list[Any]:
+    async def action() -> list[dict[str, Any]]:
         async with open_store(context) as store:
-            events = await store.read_stream(tenant, f"session/{session_id}")
-            return [e for e in events if e.type.startswith("Summary")]
+            state = await Ledger(store).session(tenant, session_id).state()
+            return state.summary_chain()
 
-    events = run(action)
-    rows = []
-    for event in events:
-        data = event.data or {}
-        rows.append(
-            {
-                "event": event.type,
-                "stream_version": event.version,
-                "summary_version": data.get("summary_version", data.get("to_version")),
-                "parent_version": data.get("parent_version"),
-                "failed_checks": data.get("failed_checks", []),
-                "diff": data.get("diff"),
-                "reason": data.get("reason"),
-                "tokens": data.get("tokens"),
-            }
-        )
+    chain = run(action)
     if as_json:
-        print_json(rows)
+        print_json(chain)
         return
     table = Table(title=f"summaries of {tenant}/session/{session_id}")
-    for column in ("ver", "event", "summary", "parent", "tokens", "detail"):
-        table.add_column(column, overflow="fold")
-    for row in rows:
-        detail = row["reason"] or (
-            json.dumps(row["diff"], ensure_ascii=False) if row["diff"] else ""
-        )
+    for column in ("version", "status", "parent", "covered", "tokens", "failed checks"):
+        table.add_column(column)
+    for row in chain:
         table.add_row(
-            str(row["stream_version"]),
-            row["event"],
-            str(row["summary_version"]),
-            str(row["parent_version"] or ""),
-            str(row["tokens"] or ""),
-            Text(detail),
+            str(row["version"]),
+            row["status"],
+            str(row.get("parent") or ""),
+            str(row.get("covered", "")),
+            str(row.get("tokens", "")),
+            ", ".join(row.get("failed_checks", [])),
         )
     stdout.print(table)
 

@@ -100,6 +100,7 @@ class SessionState:
     summary_log: list[tuple[int, int | None]] = field(default_factory=list)
     summary_head: int | None = None
     summaries_rejected: int = 0
+    rejections: list[tuple[int, list[str]]] = field(default_factory=list)
 
     def message_ids(self) -> list[str]:
         """The ids of the session's messages, in order."""
@@ -191,6 +192,7 @@ class SessionState:
                 "summary_log": self.summary_log,
                 "summary_head": self.summary_head,
                 "summaries_rejected": self.summaries_rejected,
+                "rejections": [[v, checks] for v, checks in self.rejections],
             }
         )
 
@@ -244,6 +246,7 @@ class SessionState:
             summary_log=[(at, head) for at, head in raw["summary_log"]],
             summary_head=raw["summary_head"],
             summaries_rejected=raw["summaries_rejected"],
+            rejections=[(v, list(checks)) for v, checks in raw["rejections"]],
         )
 
     def covered_hash(self, message_ids: Iterable[str]) -> str:
@@ -251,6 +254,36 @@ class SessionState:
         covered, bound to the exact events (hash spec: ``hash`` of each MessageAppended)."""
         indexes = sorted(self.index_of[i] for i in message_ids if i in self.index_of)
         return blake3(b"".join(bytes.fromhex(self.message_hashes[i]) for i in indexes)).hexdigest()
+
+    def summary_chain(self) -> list[dict[str, Any]]:
+        """Every summary version with its status: active, superseded, rolled back, rejected
+        or tainted (a message it covers was erased), its parent, and what it covers."""
+        head = self.summary_head
+        was_head = {version for _, version in self.summary_log if version is not None}
+        chain: list[dict[str, Any]] = []
+        for version, committed in sorted(self.summaries.items()):
+            if committed.tainted:
+                status = "tainted"
+            elif version == head:
+                status = "active"
+            elif head is not None and version < head and version in was_head:
+                status = "superseded"
+            else:
+                status = "rolled back"
+            chain.append(
+                {
+                    "version": version,
+                    "status": status,
+                    "parent": committed.parent,
+                    "covered": len(committed.summary.source_message_ids),
+                    "tokens": committed.tokens,
+                }
+            )
+        chain += [
+            {"version": v, "status": "rejected", "failed_checks": checks}
+            for v, checks in self.rejections
+        ]
+        return chain
 
     def group_of(self, message_id: str) -> int:
         """The index of the group that holds a message."""
@@ -431,6 +464,10 @@ class ContextView:
             state.summary_log.append((event.version, state.summary_head))
         elif event.type == SUMMARY_REJECTED:
             state.summaries_rejected += 1
+            if data is not None:
+                state.rejections.append(
+                    (int(data["summary_version"]), list(data.get("failed_checks", [])))
+                )
         state.version = event.version
         state.position = event.position
         state.event_positions.append(event.position)

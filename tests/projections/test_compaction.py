@@ -86,9 +86,15 @@ async def test_rolling_then_rollback_and_time_travel(session: Any) -> None:
     ).manifest.summary_version == 2
     with pytest.raises(Exception, match="no summary version 9"):
         await session.rollback(to_version=9, reason="r")
+    state = await session.state()
+    assert [(c["version"], c["status"]) for c in state.summary_chain()] == [
+        (1, "active"),
+        (2, "rolled back"),
+    ]
     await session.rollback(to_version=None, reason="back to the window")
     state = await session.state()
     assert state.summary_head is None
+    assert [c["status"] for c in state.summary_chain()] == ["rolled back", "rolled back"]
 
 
 async def test_a_bad_summary_is_rejected_and_the_window_served(session: Any) -> None:
@@ -105,6 +111,7 @@ async def test_a_bad_summary_is_rejected_and_the_window_served(session: Any) -> 
     outcome = await session.compact(BUDGET, keep_groups=2, summarizer=lying)
     assert outcome.result == "rejected"
     assert "quantities" in outcome.failed_checks
+    outcome_checks = [outcome.failed_checks]
     outcome = await session.compact(BUDGET, keep_groups=2, summarizer=broken)
     assert (outcome.result, outcome.failed_checks) == ("rejected", ["summarizer"])
     assert "did not answer" in outcome.event.data["reason"]
@@ -113,6 +120,10 @@ async def test_a_bad_summary_is_rejected_and_the_window_served(session: Any) -> 
     assert "summary" not in rendered.manifest.sections
     state = await session.state()
     assert state.summaries_rejected == 2
+    assert [(c["status"], c["failed_checks"]) for c in state.summary_chain()] == [
+        ("rejected", outcome_checks[0]),
+        ("rejected", ["summarizer"]),
+    ]
 
 
 async def test_summaries_survive_snapshots_and_rebuilds(session: Any) -> None:
@@ -141,6 +152,7 @@ async def test_erasure_taints_summaries_and_leaves_no_copy(session: Any) -> None
     await store.erase("acme", [m2.event_id], reason="GDPR art. 17", requested_by="dpo")
     after = await session.render(BUDGET, keep_groups=2)  # same ledger: cache dropped
     assert after.manifest.summary_version is None  # tainted: the window is served
+    assert [c["status"] for c in (await session.state()).summary_chain()] == ["tainted"]
     assert "200 元" not in json_of(after)
     snapshot = await store.load_snapshot("acme", "context_view", session.stream_id)
     if snapshot is not None:  # re-taken after the erasure: the message itself is gone
