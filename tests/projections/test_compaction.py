@@ -3,6 +3,7 @@ rolled back, and visible to time travel."""
 
 from __future__ import annotations
 
+import asyncio
 from typing import Any
 
 import pytest
@@ -167,3 +168,46 @@ def json_of(rendered: Any) -> str:
     import json
 
     return json.dumps(rendered.wire, ensure_ascii=False)
+
+
+async def test_a_crash_between_summarizer_and_commit_keeps_the_previous_state(
+    tmp_path: Any,
+) -> None:
+    database = tmp_path / "ledger.db"
+    async with EventStore.open(database) as store:
+        session = Ledger(store).session("acme", "trip")
+        await session.append(TRIP)
+        await session.append(filler(0, 12))
+        first = await session.compact(BUDGET, keep_groups=2, summary_budget=1500)
+        assert first.result == "committed"
+        await session.append(filler(100, 10))
+        before = await session.render(BUDGET, keep_groups=2)
+    await asyncio.to_thread(kill_during_summary, database)
+    async with EventStore.open(database) as store:
+        session = Ledger(store).session("acme", "trip")
+        after = await session.render(BUDGET, keep_groups=2)
+        assert after.manifest == before.manifest  # summary 1 still served, nothing half-done
+        assert [c["status"] for c in (await session.state()).summary_chain()] == ["active"]
+        assert (await store.verify("acme")).ok
+
+
+def kill_during_summary(database: Any) -> None:
+    """Start a compaction in another process and SIGKILL it inside the summarizer call."""
+    import os
+    import signal
+    import subprocess
+    import sys
+
+    from tests.conftest import ROOT
+
+    process = subprocess.Popen(
+        [sys.executable, "-m", "tests.projections.compaction_worker", str(database)],
+        cwd=ROOT,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    assert process.stdout is not None
+    assert process.stdout.readline().strip() == "summarizing", process.stderr
+    os.kill(process.pid, signal.SIGKILL)
+    process.wait(timeout=30)
