@@ -233,10 +233,20 @@ def _preview(message: Message, width: int = 70) -> str:
 @click.option("--session", "session_id", required=True)
 @click.option(
     "--summarizer",
-    type=click.Choice(["offline"]),
+    type=click.Choice(["offline", "openai"]),
     default="offline",
     show_default=True,
-    help="Which summarizer (the OpenAI-compatible one is not built yet).",
+    help="Offline (deterministic) or an OpenAI-compatible server.",
+)
+@click.option(
+    "--base-url",
+    envvar="CTXLEDGER_SUMMARIZER_URL",
+    help="OpenAI-compatible server, e.g. http://127.0.0.1:8000/v1.",
+)
+@click.option(
+    "--summarizer-model",
+    envvar="CTXLEDGER_SUMMARIZER_MODEL",
+    help="The model name the server expects.",
 )
 @click.option("--context-limit", type=int, help="Tokens of the model's context window.")
 @click.option("--max-output", type=int, default=4_000, show_default=True)
@@ -250,6 +260,8 @@ def compact_command(
     tenant: str,
     session_id: str,
     summarizer: str,
+    base_url: str | None,
+    summarizer_model: str | None,
     context_limit: int | None,
     max_output: int,
     model: str,
@@ -257,7 +269,23 @@ def compact_command(
     keep_groups: int,
     as_json: bool,
 ) -> None:
-    """Summarise what the window leaves out, behind the validation gate."""
+    """Summarise what the window leaves out, behind the validation gate.
+
+    With --summarizer openai the key comes from OPENAI_API_KEY (local servers accept any).
+    """
+    chosen: Any = None
+    if summarizer == "openai":
+        if not base_url or not summarizer_model:
+            raise click.UsageError("--summarizer openai needs --base-url and --summarizer-model")
+        import os
+
+        from projections.summaries.openai_compat import OpenAICompatibleSummarizer
+
+        chosen = OpenAICompatibleSummarizer(
+            base_url=base_url,
+            model=summarizer_model,
+            api_key=os.environ.get("OPENAI_API_KEY", "unused"),
+        )
     try:
         budget = Budget(
             context_limit=context_limit or context_limit_for(model), max_output_tokens=max_output
@@ -269,7 +297,10 @@ def compact_command(
         async with open_store(context) as store:
             session = Ledger(store, counter=TiktokenCounter(model)).session(tenant, session_id)
             return await session.compact(
-                budget, summary_budget=summary_budget, keep_groups=keep_groups
+                budget,
+                summary_budget=summary_budget,
+                keep_groups=keep_groups,
+                summarizer=chosen,
             )
 
     outcome = run(action)

@@ -1,0 +1,157 @@
+"""The OpenAI-compatible summarizer, through the official client over real HTTP to a server on
+loopback that speaks the chat completions API. Every failure ends as a rejected summary."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import threading
+import time
+from collections.abc import Iterator
+from datetime import UTC, datetime
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any, ClassVar
+
+import pytest
+
+from eventstore import EventStore
+from projections.context.budget import Budget
+from projections.context.formats import to_messages
+from projections.ledger import Ledger
+from projections.summaries.offline import SummaryRequest, offline_summarizer
+from projections.summaries.openai_compat import OpenAICompatibleSummarizer
+from tests.projections.summaries.test_validation import TRIP
+from tests.projections.test_compaction import filler
+
+BUDGET = Budget(context_limit=700, max_output_tokens=0, tool_reserve=0, safety_margin=0)
+
+
+class ChatServer(BaseHTTPRequestHandler):
+    """POST /v1/chat/completions answering as the test's ``mode`` says."""
+
+    mode: ClassVar[str] = "good"
+    requests: ClassVar[list[dict[str, Any]]] = []
+
+    def do_POST(self) -> None:
+        body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+        ChatServer.requests.append(body)
+        if self.mode == "5xx":
+            self._send(503, {"error": {"message": "overloaded", "type": "server_error"}})
+            return
+        if self.mode == "slow":
+            time.sleep(2)
+        content = {"malformed": "{not json at all", "schema": json.dumps({"facts": "x"})}.get(
+            self.mode, ""
+        ) or summarise_request(body)
+        self._send(
+            200,
+            {
+                "id": "chatcmpl-1",
+                "object": "chat.completion",
+                "created": 0,
+                "model": body["model"],
+                "choices": [
+                    {
+                        "index": 0,
+                        "finish_reason": "stop",
+                        "message": {"role": "assistant", "content": content},
+                    }
+                ],
+                "usage": {"prompt_tokens": 10, "completion_tokens": 10, "total_tokens": 20},
+            },
+        )
+
+    def _send(self, status: int, payload: dict[str, Any]) -> None:
+        data = json.dumps(payload).encode()
+        self.send_response(status)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(data)))
+        self.end_headers()
+        self.wfile.write(data)
+
+    def log_message(self, *_: Any) -> None:
+        """Quiet."""
+
+
+def summarise_request(body: dict[str, Any]) -> str:
+    """Play the model: summarise the messages the client sent with the offline summarizer."""
+    payload = json.loads(body["messages"][1]["content"])
+    wire = [{k: v for k, v in m.items() if k != "id"} for m in payload["messages"]]
+    messages = [
+        m.model_copy(update={"id": item["id"]})
+        for m, item in zip(to_messages("openai", wire), payload["messages"], strict=True)
+    ]
+    summary = asyncio.run(
+        offline_summarizer(
+            SummaryRequest(
+                previous=None,
+                chunk=messages,
+                budget_tokens=payload["summary_token_budget"],
+                created_at=datetime(2026, 9, 18, tzinfo=UTC),
+                count_tokens=lambda text: len(text.split()),
+            )
+        )
+    )
+    return json.dumps(summary.model_dump(mode="json", exclude={"created_at"}), ensure_ascii=False)
+
+
+@pytest.fixture
+def server() -> Iterator[str]:
+    httpd = ThreadingHTTPServer(("127.0.0.1", 0), ChatServer)
+    thread = threading.Thread(target=httpd.serve_forever, daemon=True)
+    thread.start()
+    ChatServer.requests = []
+    try:
+        yield f"http://127.0.0.1:{httpd.server_address[1]}/v1"
+    finally:
+        httpd.shutdown()
+        httpd.server_close()
+
+
+async def trip_session(store: EventStore) -> Any:
+    session = Ledger(store).session("acme", "trip")
+    await session.append(TRIP)
+    await session.append(filler(0, 12))
+    return session
+
+
+async def test_a_good_answer_is_committed(server: str) -> None:
+    async with EventStore.open("memory://") as store:
+        session = await trip_session(store)
+        ChatServer.mode = "good"
+        summarizer = OpenAICompatibleSummarizer(base_url=server, model="local-model")
+        outcome = await session.compact(
+            BUDGET, keep_groups=2, summarizer=summarizer, summary_budget=3000
+        )
+        assert outcome.result == "committed", outcome.event.data.get("reason")
+        request = ChatServer.requests[-1]
+        assert request["model"] == "local-model"
+        assert request["response_format"]["type"] == "json_schema"
+        sent = json.loads(request["messages"][1]["content"])
+        assert "m2" in [m["id"] for m in sent["messages"]]
+
+
+@pytest.mark.parametrize(
+    ("mode", "reason"),
+    [
+        ("malformed", "not JSON"),
+        ("schema", "violates compaction_summary.v1"),
+        ("5xx", "InternalServerError"),
+        ("slow", "APITimeoutError"),
+    ],
+)
+async def test_failures_end_as_rejected_summaries(server: str, mode: str, reason: str) -> None:
+    ChatServer.mode = mode
+    async with EventStore.open("memory://") as store:
+        session = await trip_session(store)
+        summarizer = OpenAICompatibleSummarizer(
+            base_url=server, model="m", timeout=0.5, max_retries=1
+        )
+        outcome = await session.compact(BUDGET, keep_groups=2, summarizer=summarizer)
+        assert (outcome.result, outcome.failed_checks) == ("rejected", ["summarizer"])
+        assert reason in outcome.event.data["reason"]
+        rendered = await session.render(BUDGET, keep_groups=2)
+        assert rendered.manifest.summary_version is None  # the window is served
+        assert all(not m.id.startswith("summary:") for m in rendered.messages)
+    if mode == "5xx":
+        assert len(ChatServer.requests) == 2  # the client's retry was used
