@@ -171,7 +171,8 @@ def _fit(
     summary: CompactionSummary, budget: int, count_tokens: Callable[[str], int]
 ) -> CompactionSummary:
     """Leave out the least important items, newest first, until the block fits: plain
-    tentative facts, then tool digests, then plain confirmed facts, then the rest."""
+    tentative facts, then tool digests, then plain confirmed facts, then the rest of the
+    facts, then the oldest open questions and decisions."""
     while count_tokens(render_summary_block(summary)) > budget:
         facts = list(summary.facts)
         ranked = sorted(range(len(facts)), key=lambda i: (_importance(facts[i]), -i))
@@ -185,6 +186,12 @@ def _fit(
         elif ranked:
             del facts[ranked[0]]
             summary = summary.model_copy(update={"facts": facts})
+        elif summary.open_questions:
+            summary = summary.model_copy(
+                update={"open_questions": list(summary.open_questions[1:])}
+            )
+        elif summary.decisions:
+            summary = summary.model_copy(update={"decisions": list(summary.decisions[1:])})
         else:
             break
     return summary
