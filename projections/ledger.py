@@ -406,6 +406,8 @@ class Session:
             "validation": report.model_dump(),
             "diff": _fact_diff(previous, summary),
             "summarizer": getattr(summarizer, "__name__", "offline_summarizer"),
+            "model": getattr(summarizer, "model", None),
+            "usage": getattr(summarizer, "last_usage", None),
             "latency_ms": latency_ms,
             "sanitized": report_sanitized.as_dict(),
         }

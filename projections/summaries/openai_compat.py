@@ -58,6 +58,7 @@ class OpenAICompatibleSummarizer:
         from openai import AsyncOpenAI  # the openai package is needed only here
 
         self.model = model
+        self.last_usage: dict[str, Any] | None = None
         self._client = AsyncOpenAI(
             base_url=base_url, api_key=api_key, timeout=timeout, max_retries=max_retries
         )
@@ -90,6 +91,8 @@ class OpenAICompatibleSummarizer:
             )
         except openai.APIError as error:
             raise SummarizerError(f"{type(error).__name__} from the summarizer server") from error
+        usage = getattr(response, "usage", None)
+        self.last_usage = usage.model_dump() if usage is not None else None
         return _parse(response, request)
 
 

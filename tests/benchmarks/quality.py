@@ -5,7 +5,8 @@
 For each conversation, at a budget of 50% and 25% of its own token count: ingest it, compact
 with the offline summarizer (the window first, then one rolling summary of what the window
 drops), render, and measure against the dataset's gold data: the share of gold values
-(tau-bench: the scalar arguments of the gold actions; LoCoMo: the answers of QA categories 1-4)
+(tau-bench: the scalar arguments of the gold actions; LoCoMo: the answers of QA categories 1-4;
+BFCL memory: the recall questions' acceptable answers)
 found in the rendered context, with the window alone for comparison; the compression ratio;
 the share of summaries the gate accepted; and tool-protocol errors in the rendered context
 (split groups; must be 0). Reads ``../shared/corpora`` (or ``$CTXLEDGER_CORPORA``).
@@ -83,8 +84,44 @@ def locomo(limit: int | None) -> list[tuple[str, list[Message], list[str]]]:
     return cases
 
 
+def bfcl(limit: int | None) -> list[tuple[str, list[Message], list[list[str]]]]:
+    """One conversation per scenario (all its prerequisite user turns, in order); gold: the
+    acceptable answers of each recall question (any one counts)."""
+    folder = corpora_dir() / "bfcl-memory"
+
+    def lines(path: Path) -> list[dict[str, Any]]:
+        return [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+
+    answers = {
+        row["id"]: row["ground_truth"]
+        for row in lines(folder / "possible_answer" / "BFCL_v4_memory.json")
+    }
+    questions = lines(folder / "BFCL_v4_memory.json")
+    cases = []
+    for path in sorted((folder / "memory_prereq_conversation").glob("memory_*.json"))[:limit]:
+        scenario = path.stem.removeprefix("memory_")
+        messages = []
+        for conversation in lines(path):
+            for turn_index, turn in enumerate(conversation["question"]):
+                for message in turn:
+                    messages.append(
+                        Message(
+                            id=f"{conversation['id']}:{turn_index}",
+                            role="user",
+                            content=message["content"],
+                        )
+                    )
+        gold = [
+            [str(a) for a in answers[q["id"]]]
+            for q in questions
+            if q["scenario"] == scenario and q["id"] in answers
+        ]
+        cases.append((f"bfcl-{scenario}", messages, gold))
+    return cases
+
+
 async def measure(
-    name: str, messages: list[Message], gold: list[str], share: float
+    name: str, messages: list[Message], gold: list[str] | list[list[str]], share: float
 ) -> dict[str, Any]:
     async with EventStore.open("memory://") as store:
         ledger = Ledger(store, snapshot_every=0)
@@ -116,16 +153,26 @@ async def measure(
     }
 
 
-def _retained(gold: list[str], wire: Any) -> float:
+def _retained(gold: list[str] | list[list[str]], wire: Any) -> float:
+    """The share of gold items found; an item may be a list of acceptable alternatives."""
     if not gold:
         return 1.0
     text = json.dumps(wire, ensure_ascii=False).lower()
-    return sum(1 for value in gold if value.lower() in text) / len(gold)
+    found = 0
+    for item in gold:
+        alternatives = item if isinstance(item, list) else [item]
+        found += any(value.lower() in text for value in alternatives)
+    return found / len(gold)
 
 
 async def run(limit: int | None) -> dict[str, Any]:
     results: dict[str, Any] = {}
-    for corpus, cases in (("tau-bench airline", tau_bench(limit)), ("LoCoMo", locomo(limit))):
+    corpora: list[tuple[str, Any]] = [
+        ("tau-bench airline", tau_bench(limit)),
+        ("LoCoMo", locomo(limit)),
+        ("BFCL memory", bfcl(limit)),
+    ]
+    for corpus, cases in corpora:
         for share in (0.5, 0.25):
             rows = [await measure(name, msgs, gold, share) for name, msgs, gold in cases]
             attempted = [r for r in rows if r["summary"] != "not_needed"]

@@ -20,6 +20,6 @@ def test_quality_script_on_two_conversations_per_corpus(corpora: Path) -> None:
     )
     assert result.returncode == 0, result.stderr
     lines = result.stdout.splitlines()
-    assert len(lines) == 5
+    assert len(lines) == 7
     for line in lines[1:]:
         assert line.split()[-1] == "0"  # protocol errors

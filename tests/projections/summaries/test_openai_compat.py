@@ -124,6 +124,8 @@ async def test_a_good_answer_is_committed(server: str) -> None:
             BUDGET, keep_groups=2, summarizer=summarizer, summary_budget=3000
         )
         assert outcome.result == "committed", outcome.event.data.get("reason")
+        assert outcome.event.data["model"] == "local-model"
+        assert outcome.event.data["usage"]["total_tokens"] == 20
         request = ChatServer.requests[-1]
         assert request["model"] == "local-model"
         assert request["response_format"]["type"] == "json_schema"
