@@ -403,6 +403,13 @@ class Session:
             "covered_hash": state.covered_hash(summary.source_message_ids),
             "tokens": tokens,
             "tokens_before": rendered.manifest.tokens["total"],
+            "tokens_after": cut.tokens_with_summary(
+                budget,
+                tokens,
+                1
+                + max(state.index_of[i] for i in summary.source_message_ids if i in state.index_of),
+                keep_groups,
+            ),
             "validation": report.model_dump(),
             "diff": _fact_diff(previous, summary),
             "summarizer": getattr(summarizer, "__name__", "offline_summarizer"),

@@ -371,14 +371,33 @@ class Cut:
         active = self.state.summaries.get(self.summary_head)
         return None if active is None or active.tainted else active
 
-    def summarised_groups(self) -> int:
-        """How many leading groups the active summary covers entirely."""
-        active = self.summary()
-        if active is None or active.covered_end == 0:
+    def summarised_groups(self, covered_end: int | None = None) -> int:
+        """How many leading groups a summary covering messages ``[0, covered_end)`` covers
+        entirely (by default the active summary)."""
+        if covered_end is None:
+            active = self.summary()
+            covered_end = active.covered_end if active is not None else 0
+        if covered_end == 0:
             return 0
-        end = min(active.covered_end, self.count)
+        end = min(covered_end, self.count)
         group = bisect_right(self.state.grouper.starts, end - 1) - 1
         return group + 1 if self.state.grouper.bounds(group)[1] <= end else group
+
+    def tokens_with_summary(
+        self, budget: Budget, summary_tokens: int, covered_end: int, keep_groups: int
+    ) -> int:
+        """The rendered request's tokens if a summary of these figures were active."""
+        plan = plan_groups(
+            self.groups,
+            self.group_tokens,
+            self.prefix_end,
+            self.pinned_groups(),
+            budget.usable,
+            keep_groups=keep_groups,
+            fixed_tokens=REPLY_PRIMING_TOKENS + summary_tokens,
+            summarised=self.summarised_groups(covered_end),
+        )
+        return plan.tokens
 
     def group_tokens(self, group: int) -> int:
         """Tokens of a group as of the cut."""

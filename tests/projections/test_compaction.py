@@ -66,6 +66,8 @@ async def test_compaction_commits_and_renders_the_summary(session: Any) -> None:
         m for m, s in zip(manifest.message_ids, manifest.sections, strict=True) if s == "window"
     }
     assert manifest.tokens["summary"] == data["tokens"]
+    assert manifest.tokens["total"] == data["tokens_after"]
+    assert data["tokens_after"] <= BUDGET.usable  # the summary takes room from the window
     nothing = await session.compact(BUDGET, keep_groups=2, summary_budget=1500)
     assert nothing.result in ("not_needed", "committed")
 
