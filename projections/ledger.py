@@ -42,13 +42,13 @@ from projections.context.view import (
     ContextView,
     RenderedContext,
     SessionState,
+    fact_diff,
     render,
 )
 from projections.errors import MessageValidationError
 from projections.summaries.block import render_summary_block
 from projections.summaries.offline import Summarizer, SummaryRequest, offline_summarizer
 from projections.summaries.sanitize import sanitize_messages
-from projections.summaries.schema import CompactionSummary
 from projections.summaries.validation import validate_summary
 
 __all__ = ["CompactionOutcome", "Ledger", "Session", "SyncLedger", "SyncSession"]
@@ -411,7 +411,7 @@ class Session:
                 keep_groups,
             ),
             "validation": report.model_dump(),
-            "diff": _fact_diff(previous, summary),
+            "diff": fact_diff(previous, summary),
             "summarizer": getattr(summarizer, "__name__", "offline_summarizer"),
             "model": getattr(summarizer, "model", None),
             "usage": getattr(summarizer, "last_usage", None),
@@ -577,16 +577,3 @@ class SyncLedger:
 
     def __exit__(self, *_: object) -> None:
         self.close()
-
-
-def _fact_diff(
-    parent: CompactionSummary | None, summary: CompactionSummary
-) -> dict[str, list[str]]:
-    """Fact keys added, removed and changed against the parent."""
-    before = {f.key: f.value for f in parent.facts} if parent else {}
-    after = {f.key: f.value for f in summary.facts}
-    return {
-        "added": sorted(after.keys() - before.keys()),
-        "removed": sorted(before.keys() - after.keys()),
-        "changed": sorted(k for k in after.keys() & before.keys() if after[k] != before[k]),
-    }

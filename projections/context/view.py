@@ -39,6 +39,7 @@ __all__ = [
     "Manifest",
     "RenderedContext",
     "SessionState",
+    "fact_diff",
     "render",
 ]
 
@@ -276,6 +277,13 @@ class SessionState:
                     "status": status,
                     "parent": committed.parent,
                     "covered": len(committed.summary.source_message_ids),
+                    "covered_ids": list(committed.summary.source_message_ids),
+                    "diff": fact_diff(
+                        self.summaries[committed.parent].summary
+                        if committed.parent in self.summaries
+                        else None,
+                        committed.summary,
+                    ),
                     "tokens": committed.tokens,
                 }
             )
@@ -599,6 +607,17 @@ def render(
         as_of_position=cut.position,
     )
     return RenderedContext(messages=messages, wire=wire, manifest=manifest)
+
+
+def fact_diff(parent: CompactionSummary | None, summary: CompactionSummary) -> dict[str, list[str]]:
+    """Fact keys added, removed and changed against the parent summary."""
+    before = {f.key: f.value for f in parent.facts} if parent else {}
+    after = {f.key: f.value for f in summary.facts}
+    return {
+        "added": sorted(after.keys() - before.keys()),
+        "removed": sorted(before.keys() - after.keys()),
+        "changed": sorted(k for k in after.keys() & before.keys() if after[k] != before[k]),
+    }
 
 
 def _summary_message(active: CommittedSummary) -> Message:

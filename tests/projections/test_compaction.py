@@ -94,6 +94,10 @@ async def test_rolling_then_rollback_and_time_travel(session: Any) -> None:
         (1, "active"),
         (2, "rolled back"),
     ]
+    chain = state.summary_chain()
+    assert chain[1]["parent"] == 1
+    assert set(chain[0]["covered_ids"]) < set(chain[1]["covered_ids"])
+    assert chain[1]["diff"] == second.event.data["diff"]
     await session.rollback(to_version=None, reason="back to the window")
     state = await session.state()
     assert state.summary_head is None
