@@ -10,8 +10,9 @@ Dates become ``date:MM-DD`` (and ``date:YYYY-MM-DD`` when a year is given) from 
 from __future__ import annotations
 
 import re
+from itertools import pairwise
 
-__all__ = ["clauses", "has_negation", "quantities"]
+__all__ = ["clauses", "has_negation", "quantities", "terms"]
 
 _MONTHS = {
     name: index
@@ -120,3 +121,37 @@ def clauses(text: str) -> list[str]:
 def has_negation(text: str) -> bool:
     """Whether ``text`` negates or excludes something ("do not", "不", "排除", …)."""
     return _NEGATION.search(text) is not None
+
+
+_WORD = re.compile(r"[A-Za-z][A-Za-z0-9]{2,}|[A-Za-z]+\d+|\d+[A-Za-z]+")
+_CJK = re.compile(r"[\u4e00-\u9fff]")
+_NEGATORS = set("不没无别勿非") | {"禁", "止", "排", "除"}
+_STOP = {
+    "the",
+    "and",
+    "for",
+    "with",
+    "that",
+    "this",
+    "are",
+    "was",
+    "not",
+    "but",
+    "you",
+    "want",
+    "will",
+    "have",
+    "from",
+    "please",
+    "can",
+    "into",
+}
+
+
+def terms(text: str) -> set[str]:
+    """Content terms of ``text``: words of 3+ letters (stop words left out), letter-digit
+    codes like ``g7311``, and pairs of adjacent Chinese characters (negators left out). The
+    summarizer and the gate match questions, answers and clauses with the same terms."""
+    words = {w.lower() for w in _WORD.findall(text)} - _STOP
+    chars = [c for c in _CJK.findall(text) if c not in _NEGATORS]
+    return words | {a + b for a, b in pairwise(chars)}

@@ -17,7 +17,7 @@ from datetime import datetime
 
 from projections.context.messages import Message, text_of
 from projections.summaries.block import render_summary_block
-from projections.summaries.normalize import clauses, has_negation, quantities
+from projections.summaries.normalize import clauses, has_negation, quantities, terms
 from projections.summaries.schema import (
     CompactionSummary,
     Decision,
@@ -50,12 +50,6 @@ class SummaryRequest:
 
 #: A summarizer: an async callable from a request to a ``compaction_summary.v1``.
 Summarizer = Callable[[SummaryRequest], Awaitable[CompactionSummary]]
-
-
-def _terms(text: str) -> set[str]:
-    return {w.lower() for w in re.findall(r"[A-Za-z][A-Za-z0-9]{2,}|\d+", text)} | set(
-        re.findall(r"[\u4e00-\u9fff]{2}", text)
-    )
 
 
 def _facts_and_decisions(chunk: Sequence[Message]) -> tuple[list[Fact], list[Decision]]:
@@ -98,11 +92,11 @@ def _open_questions(
                 )
     still_open = []
     for position, role, question in asked:
-        terms = _terms(question.text)
+        wanted = terms(question.text)
         answered = any(
             later.role in ("user", "assistant")
             and later.role != role
-            and terms & _terms(text_of(later))
+            and wanted & terms(text_of(later))
             for later in chunk[position + 1 :]
         )
         if not answered:

@@ -18,14 +18,13 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterable, Sequence
-from itertools import pairwise
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
 from projections.context.messages import Message, text_of
 from projections.summaries.block import render_summary_block
-from projections.summaries.normalize import clauses, has_negation, quantities
+from projections.summaries.normalize import clauses, has_negation, quantities, terms
 from projections.summaries.schema import CompactionSummary
 
 __all__ = ["CHECKS", "CheckResult", "ValidationReport", "validate_summary"]
@@ -41,29 +40,6 @@ CHECKS = (
     "no_instructions",
 )
 
-_WORD = re.compile(r"[A-Za-z][A-Za-z0-9]{2,}|[A-Za-z]+\d+|\d+[A-Za-z]+")
-_CJK = re.compile(r"[\u4e00-\u9fff]")
-_NEGATORS = set("不没无别勿非") | {"禁", "止", "排", "除"}
-_STOP = {
-    "the",
-    "and",
-    "for",
-    "with",
-    "that",
-    "this",
-    "are",
-    "was",
-    "not",
-    "but",
-    "you",
-    "want",
-    "will",
-    "have",
-    "from",
-    "please",
-    "can",
-    "into",
-}
 _INSTRUCTIONS = re.compile(
     r"(?i)ignore (?:all |any |the )?(?:previous|prior|above) (?:instructions|messages)"
     r"|disregard (?:the )?(?:system|previous)|you (?:must|should|will) now\b"
@@ -207,12 +183,6 @@ def _year_implied(token: str, source: set[str]) -> bool:
     return f"num:{year}" in source or any(t.startswith(f"date:{year}-") for t in source)
 
 
-def _terms(text: str) -> set[str]:
-    words = {w.lower() for w in _WORD.findall(text)} - _STOP
-    chars = [c for c in _CJK.findall(text) if c not in _NEGATORS]
-    return words | {a + b for a, b in pairwise(chars)}
-
-
 def _negation_problems(summary: CompactionSummary, by_id: dict[str, Message]) -> list[str]:
     problems = []
     items = [
@@ -220,11 +190,11 @@ def _negation_problems(summary: CompactionSummary, by_id: dict[str, Message]) ->
     ]
     items += [(f"decision {d.text!r}", d.text, d.text, d.source_ids) for d in summary.decisions]
     for what, topic, statement, ids in items:
-        terms = _terms(topic)
+        wanted = terms(topic)
         # Compare with the one source clause the statement rests on most (most shared terms).
         best, shared = "", 0
         for clause in clauses(_source_text(ids, by_id)):
-            overlap = len(terms & _terms(clause))
+            overlap = len(wanted & terms(clause))
             if overlap > shared:
                 best, shared = clause, overlap
         if not shared:
@@ -251,8 +221,8 @@ def _question_problems(
     for question in parent.open_questions:
         if " ".join(question.text.lower().split()) in kept:
             continue
-        terms = _terms(question.text)
-        if not any(terms & _terms(text) for text, _ in newer):
+        wanted = terms(question.text)
+        if not any(wanted & terms(text) for text, _ in newer):
             problems.append(
                 f"open question {question.text!r} was dropped without a newer "
                 f"decision or fact that answers it"
