@@ -3,16 +3,26 @@
 ::
 
     LedgerError (eventstore.errors)
-    └── EventValidationError
-        └── MessageValidationError    a message is not valid in the internal or a wire format
+    ├── EventValidationError
+    │   ├── MessageValidationError    a message is not valid in the internal or a wire format
+    │   └── MemoryRequestError        a memory, consent or policy request is not valid
+    └── MemoryNotFoundError           ``forget`` names a key or memory the user does not have
 """
 
 from __future__ import annotations
 
-from eventstore.errors import EventValidationError
+from eventstore.errors import EventValidationError, LedgerError
 
-__all__ = ["MessageValidationError"]
+__all__ = ["MemoryNotFoundError", "MemoryRequestError", "MessageValidationError"]
 
 
 class MessageValidationError(EventValidationError):
     """A message is malformed: what was wrong, where, and what a valid one looks like."""
+
+
+class MemoryRequestError(EventValidationError):
+    """A memory proposal, a consent decision or a memory policy is not valid as given."""
+
+
+class MemoryNotFoundError(LedgerError, LookupError):
+    """A memory operation names a key or memory id that the user does not have."""

@@ -45,10 +45,12 @@ from projections.context.view import (
     fact_diff,
     render,
 )
-from projections.errors import MessageValidationError
+from projections.errors import MemoryRequestError, MessageValidationError
+from projections.memory.service import LongTermMemory
 from projections.summaries.block import render_summary_block
 from projections.summaries.offline import Summarizer, SummaryRequest, offline_summarizer
 from projections.summaries.sanitize import sanitize_messages
+from projections.summaries.schema import CompactionSummary
 from projections.summaries.validation import validate_summary
 
 __all__ = ["CompactionOutcome", "Ledger", "Session", "SyncLedger", "SyncSession"]
@@ -89,6 +91,7 @@ class Ledger:
         self._snapshot_versions: dict[tuple[str, str], int] = {}
         self._erasure_versions: dict[str, int] = {}
         self._locks: dict[tuple[str, str], asyncio.Lock] = {}
+        self._memory: LongTermMemory | None = None
 
     def _lock(self, key: tuple[str, str]) -> asyncio.Lock:
         return self._locks.setdefault(key, asyncio.Lock())
@@ -111,18 +114,33 @@ class Ledger:
             self._counter = TiktokenCounter()
         return self._counter
 
-    def session(self, tenant_id: str, session_id: str) -> Session:
-        """The session ``session_id`` of ``tenant_id`` (stream ``session/<id>``)."""
-        return Session(self, tenant_id, session_id)
+    def session(self, tenant_id: str, session_id: str, *, user_id: str | None = None) -> Session:
+        """The session ``session_id`` of ``tenant_id`` (stream ``session/<id>``).
+
+        With ``user_id``, the session can propose long-term memories for that user, and
+        ``compact`` proposes the facts of its summaries that the tenant's memory policy marks
+        as long-term (nothing is promoted without consent or policy: see :attr:`memory`).
+        """
+        return Session(self, tenant_id, session_id, user_id=user_id)
+
+    @property
+    def memory(self) -> LongTermMemory:
+        """Long-term memory over the same store (consent, candidates, recall, forget)."""
+        if self._memory is None:
+            self._memory = LongTermMemory(self.store)
+        return self._memory
 
 
 class Session:
     """One conversation: the stream ``session/<session_id>`` of a tenant."""
 
-    def __init__(self, ledger: Ledger, tenant_id: str, session_id: str) -> None:
+    def __init__(
+        self, ledger: Ledger, tenant_id: str, session_id: str, *, user_id: str | None = None
+    ) -> None:
         self.ledger = ledger
         self.tenant_id = tenant_id
         self.session_id = session_id
+        self.user_id = user_id
         self.stream_id = f"session/{session_id}"
 
     async def append(
@@ -425,7 +443,105 @@ class Session:
             expected_version=state.version,
         )
         await self._advance([event])
-        return CompactionOutcome(result="committed", summary_version=version, event=event)
+        proposed = await self._propose_long_term(summary, version)
+        return CompactionOutcome(
+            result="committed", summary_version=version, event=event, proposed=proposed
+        )
+
+    async def _source_events(self, message_ids: Sequence[str]) -> list[str]:
+        """The ids of the events that appended these messages of the session."""
+        state = await self._current()
+        unknown = [i for i in message_ids if i not in state.index_of]
+        if unknown:
+            raise MemoryRequestError(
+                f"session {self.session_id} has no message {', '.join(map(repr, unknown))} "
+                f"(an erased message keeps no id, and cannot be a source)"
+            )
+        found = []
+        for message_id in message_ids:
+            version = state.message_versions[state.index_of[message_id]]
+            (event,) = await self.ledger.store.read_stream(
+                self.tenant_id, self.stream_id, from_version=version, to_version=version
+            )
+            found.append(str(event.event_id))
+        return found
+
+    def _require_user(self, user_id: str | None) -> str:
+        user = user_id or self.user_id
+        if user is None:
+            raise MemoryRequestError(
+                f"session {self.session_id} has no user: open it with "
+                f"ledger.session(tenant, session, user_id=...) or pass user_id"
+            )
+        return user
+
+    async def propose_memory(
+        self,
+        *,
+        key: str,
+        value: str,
+        category: str,
+        source_ids: Sequence[str],
+        confidence: float,
+        user_id: str | None = None,
+        ttl_days: float | None = None,
+    ) -> RecordedEvent:
+        """Propose a long-term memory of the session's user, citing the messages (by id) it
+        comes from. Only a proposal: the promoter decides, from consent and the tenant policy.
+
+        Raises:
+            MemoryRequestError: no user, no sources, an unknown message id, or a bad field.
+        """
+        user = self._require_user(user_id)
+        if not source_ids:
+            raise MemoryRequestError("a memory proposal must cite at least one source message")
+        return await self.ledger.memory.propose(
+            self.tenant_id,
+            user,
+            key=key,
+            value=value,
+            category=category,
+            source_ids=list(source_ids),
+            source_event_ids=await self._source_events(source_ids),
+            confidence=confidence,
+            session_id=self.session_id,
+            ttl_days=ttl_days,
+        )
+
+    async def _propose_long_term(self, summary: CompactionSummary, version: int) -> list[str]:
+        """Propose the summary's confirmed facts whose key the tenant policy keeps long-term
+        (once per session, key and value); returns the new proposals' ids."""
+        if self.user_id is None or not summary.facts:
+            return []
+        memory = self.ledger.memory
+        policy = await memory.policy(self.tenant_id)
+        state = await memory.state(self.tenant_id, self.user_id)
+        seen = {
+            (p.data.key, p.data.value)
+            for p in state.proposals.values()
+            if p.data is not None and p.data.session_id == self.session_id
+        }
+        proposed = []
+        for fact in summary.facts:
+            category = policy.long_term_category(fact.key)
+            if category is None or fact.status != "confirmed" or (fact.key, fact.value) in seen:
+                continue
+            seen.add((fact.key, fact.value))
+            event = await memory.propose(
+                self.tenant_id,
+                self.user_id,
+                key=fact.key,
+                value=fact.value,
+                category=category,
+                source_ids=fact.source_ids,
+                source_event_ids=await self._source_events(fact.source_ids),
+                confidence=fact.confidence,
+                session_id=self.session_id,
+                origin="summary",
+                summary_version=version,
+            )
+            proposed.append(str(event.event_id))
+        return proposed
 
     async def rollback(self, *, to_version: int | None = None, reason: str) -> RecordedEvent:
         """Move the summary head back (by default to the active summary's parent).
@@ -515,6 +631,7 @@ class CompactionOutcome(BaseModel):
     summary_version: int | None = None
     failed_checks: list[str] = []
     event: RecordedEvent | None = None
+    proposed: list[str] = []  # memory proposals made from the summary's long-term facts
 
 
 class SyncSession:

@@ -17,9 +17,10 @@ Generated from `ctxledger --help` by `python -m tests.projections.cli_reference 
 `tests/projections/test_cli_reference.py` fails when this page is out of date.
 
 The database comes from `--db` or the environment variable `CTXLEDGER_DB` (default
-`./ctxledger.db`). Only `append` (and `demo`, in its own file) create a database; the other
-commands refuse a path where none exists. Exit codes: 0 success, 1 verification found
-tampering, 2 bad usage or any other error (the message is on standard error).
+`./ctxledger.db`). Only `append`, `consent grant`, `memory policy --set` (and `demo`, in its
+own file) create a database; the other commands refuse a path where none exists. Exit codes:
+0 success, 1 verification found tampering, 2 bad usage or any other error (the message is on
+standard error).
 """
 
 
@@ -34,6 +35,11 @@ def render() -> str:
     assert isinstance(cli, click.Group)
     for name in sorted(cli.commands):
         parts += [f"## ctxledger {name}\n", "```text", help_text(name), "```\n"]
+        command = cli.commands[name]
+        if isinstance(command, click.Group):
+            for sub in sorted(command.commands):
+                parts += [f"### ctxledger {name} {sub}\n", "```text", help_text(name, sub)]
+                parts += ["```\n"]
     return "\n".join(parts)
 
 

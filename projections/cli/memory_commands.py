@@ -1,0 +1,494 @@
+"""Commands on long-term memory: consent, memory (candidates, recall, forget, propose,
+policy) and the promoter."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import signal
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+import click
+from rich.table import Table
+
+from eventstore import EventStore
+from projections.cli.common import cli, open_store, print_json, run, stdout
+from projections.memory import LongTermMemory, MemoryPolicy, Promoter, PromotionReport
+from projections.memory.rules import Candidate, RecalledMemory
+
+__all__: list[str] = []
+
+_TIME = click.DateTime(["%Y-%m-%dT%H:%M:%S%z", "%Y-%m-%dT%H:%M:%S", "%Y-%m-%d"])
+
+
+def _utc(value: datetime | None) -> datetime | None:
+    """Times without an offset are UTC."""
+    if value is None or value.tzinfo is not None:
+        return value
+    return value.replace(tzinfo=UTC)
+
+
+def _scope(scopes: tuple[str, ...]) -> tuple[list[str], list[str]]:
+    """Split ``--scope`` values into categories and keys: ``category:X`` (or just ``X``) and
+    ``key:PATTERN``."""
+    categories, keys = [], []
+    for scope in scopes:
+        kind, _, name = scope.partition(":")
+        if not name:
+            kind, name = "category", kind
+        if kind == "category" and name:
+            categories.append(name)
+        elif kind == "key" and name:
+            keys.append(name)
+        else:
+            raise click.BadParameter(
+                f"{scope!r}: a scope is 'category:NAME' (or just NAME) or 'key:PATTERN'",
+                param_hint="--scope",
+            )
+    return categories, keys
+
+
+# -- consent ----------------------------------------------------------------------------------
+
+
+@cli.group("consent")
+def consent_group() -> None:
+    """Record a user's consent for long-term memory, or revoke it."""
+
+
+_SCOPE_HELP = "category:NAME (or NAME) or key:PATTERN (glob); repeatable."
+
+
+@consent_group.command("grant")
+@click.option("--tenant", required=True)
+@click.option("--user", "user_id", required=True)
+@click.option("--scope", "scopes", multiple=True, required=True, help=_SCOPE_HELP)
+@click.option("--expires", type=_TIME, help="When the consent ends (ISO 8601, UTC if no offset).")
+@click.option("--days", type=float, help="The consent ends this many days from now.")
+@click.option("--method", default="cli", show_default=True, help="How the consent was given.")
+@click.option("--evidence", multiple=True, help="Ids of the messages where the user agreed.")
+@click.option("--json", "as_json", is_flag=True)
+@click.pass_context
+def consent_grant(
+    context: click.Context,
+    tenant: str,
+    user_id: str,
+    scopes: tuple[str, ...],
+    expires: datetime | None,
+    days: float | None,
+    method: str,
+    evidence: tuple[str, ...],
+    as_json: bool,
+) -> None:
+    """Record that the user allows memories of these categories or keys to be kept."""
+    categories, keys = _scope(scopes)
+    if expires is not None and days is not None:
+        raise click.UsageError("give --expires or --days, not both")
+    until = _utc(expires) or (datetime.now(UTC) + timedelta(days=days) if days else None)
+
+    async def action() -> Any:
+        async with open_store(context, create=True) as store:
+            return await LongTermMemory(store).grant_consent(
+                tenant,
+                user_id,
+                categories=categories,
+                keys=keys,
+                expires_at=until,
+                method=method,
+                evidence_ids=evidence,
+            )
+
+    event = run(action)
+    if as_json:
+        print_json(event.model_dump(mode="json"))
+        return
+    assert event.data is not None
+    stdout.print(
+        f"consent {event.data['consent_id']} granted for {', '.join(scopes)}"
+        + (f" until {until.isoformat()}" if until else "")
+    )
+
+
+@consent_group.command("revoke")
+@click.option("--tenant", required=True)
+@click.option("--user", "user_id", required=True)
+@click.option("--scope", "scopes", multiple=True, help=_SCOPE_HELP)
+@click.option("--consent-id", help="Revoke this consent.")
+@click.option("--all", "everything", is_flag=True, help="Revoke every consent of the user.")
+@click.option("--reason", required=True)
+@click.option("--method", default="cli", show_default=True)
+@click.option("--json", "as_json", is_flag=True)
+@click.pass_context
+def consent_revoke(
+    context: click.Context,
+    tenant: str,
+    user_id: str,
+    scopes: tuple[str, ...],
+    consent_id: str | None,
+    everything: bool,
+    reason: str,
+    method: str,
+    as_json: bool,
+) -> None:
+    """Revoke consents; the promoter retracts what they allowed (recall stops at once)."""
+    categories, keys = _scope(scopes)
+
+    async def action() -> Any:
+        async with open_store(context) as store:
+            return await LongTermMemory(store).revoke_consent(
+                tenant,
+                user_id,
+                consent_id=consent_id,
+                categories=categories,
+                keys=keys,
+                everything=everything,
+                reason=reason,
+                method=method,
+            )
+
+    event = run(action)
+    if as_json:
+        print_json(event.model_dump(mode="json"))
+        return
+    assert event.data is not None
+    stdout.print(f"revoked consent(s) {', '.join(event.data['consent_ids'])}")
+
+
+@consent_group.command("list")
+@click.option("--tenant", required=True)
+@click.option("--user", "user_id", required=True)
+@click.option("--json", "as_json", is_flag=True)
+@click.pass_context
+def consent_list(context: click.Context, tenant: str, user_id: str, as_json: bool) -> None:
+    """The user's consents: scope, expiry, how given, and whether revoked."""
+
+    async def action() -> list[dict[str, Any]]:
+        async with open_store(context) as store:
+            state = await LongTermMemory(store).state(tenant, user_id)
+        return [
+            {
+                "consent_id": c.consent_id,
+                "granted_at": c.granted_at.isoformat(),
+                "categories": c.data.categories if c.data else None,
+                "keys": c.data.keys if c.data else None,
+                "expires_at": c.data.expires_at.isoformat()
+                if c.data and c.data.expires_at
+                else None,
+                "method": c.data.method if c.data else None,
+                "revoked_at": c.revoked_at.isoformat() if c.revoked_at else None,
+                "erased": c.data is None,
+            }
+            for c in sorted(state.consents.values(), key=lambda c: c.position)
+        ]
+
+    rows = run(action)
+    if as_json:
+        print_json(rows)
+        return
+    table = Table("consent", "granted", "scope", "expires", "method", "revoked")
+    for row in rows:
+        scope = [f"category:{c}" for c in row["categories"] or []]
+        scope += [f"key:{k}" for k in row["keys"] or []]
+        table.add_row(
+            row["consent_id"],
+            row["granted_at"][:19],
+            ", ".join(scope) or "[erased]",
+            (row["expires_at"] or "never")[:19],
+            row["method"] or "",
+            (row["revoked_at"] or "")[:19],
+        )
+    stdout.print(table)
+
+
+# -- memory -----------------------------------------------------------------------------------
+
+
+@cli.group("memory")
+def memory_group() -> None:
+    """Long-term memory of a user: candidates, recall, forget, propose, policy."""
+
+
+def _at(value: str | None) -> datetime | int | None:
+    """``--at``: a tenant position (an integer) or a time (ISO 8601, UTC if no offset)."""
+    if value is None:
+        return None
+    if value.isdigit():
+        return int(value)
+    try:
+        return _utc(datetime.fromisoformat(value))
+    except ValueError:
+        raise click.BadParameter(
+            f"{value!r} is neither a tenant position nor an ISO 8601 time", param_hint="--at"
+        ) from None
+
+
+_AT_HELP = "As it was at a tenant position or time (ISO 8601, UTC if no offset)."
+
+
+@memory_group.command("candidates")
+@click.option("--tenant", required=True)
+@click.option("--user", "user_id", required=True)
+@click.option("--at", "at", help=_AT_HELP)
+@click.option("--json", "as_json", is_flag=True)
+@click.pass_context
+def memory_candidates(
+    context: click.Context, tenant: str, user_id: str, at: str | None, as_json: bool
+) -> None:
+    """Every proposal and its status: pending, blocked (why), promoted, retracted…"""
+
+    async def action() -> list[Candidate]:
+        async with open_store(context) as store:
+            return await LongTermMemory(store).candidates(tenant, user_id, at=_at(at))
+
+    found = run(action)
+    if as_json:
+        print_json([c.model_dump(mode="json") for c in found])
+        return
+    table = Table("proposal", "key", "value", "category", "conf.", "status", "reason")
+    for c in found:
+        table.add_row(
+            c.proposal_id[-12:],
+            c.key or "[erased]",
+            c.value or "[erased]",
+            c.category or "",
+            "" if c.confidence is None else f"{c.confidence:.2f}",
+            c.status,
+            c.reason or "",
+        )
+    stdout.print(table)
+
+
+@memory_group.command("recall")
+@click.option("--tenant", required=True)
+@click.option("--user", "user_id", required=True)
+@click.option("--key", "keys", multiple=True, help="Only these keys (repeatable).")
+@click.option("--category", "categories", multiple=True, help="Only these categories.")
+@click.option("--at", "at", help=_AT_HELP)
+@click.option("--json", "as_json", is_flag=True)
+@click.pass_context
+def memory_recall(
+    context: click.Context,
+    tenant: str,
+    user_id: str,
+    keys: tuple[str, ...],
+    categories: tuple[str, ...],
+    at: str | None,
+    as_json: bool,
+) -> None:
+    """The user's live memories, with sources, confidence, expiry and conflicts."""
+
+    async def action() -> list[RecalledMemory]:
+        async with open_store(context) as store:
+            return await LongTermMemory(store).recall(
+                tenant,
+                user_id,
+                keys=list(keys) or None,
+                categories=list(categories) or None,
+                at=_at(at),
+            )
+
+    found = run(action)
+    if as_json:
+        print_json([m.model_dump(mode="json") for m in found])
+        return
+    table = Table("key", "value", "category", "conf.", "expires", "basis", "sources", "conflict")
+    for m in found:
+        table.add_row(
+            m.key,
+            m.value,
+            m.category,
+            f"{m.confidence:.2f}",
+            m.expires_at.isoformat()[:10],
+            m.basis,
+            ", ".join(m.source_ids or m.source_event_ids),
+            "yes" if m.conflict else "",
+        )
+    stdout.print(table if found else "no memories")
+
+
+@memory_group.command("forget")
+@click.option("--tenant", required=True)
+@click.option("--user", "user_id", required=True)
+@click.argument("key_or_id")
+@click.option("--requested-by", required=True)
+@click.option("--reason", default="the user asked to forget it", show_default=True)
+@click.option("--json", "as_json", is_flag=True)
+@click.pass_context
+def memory_forget(
+    context: click.Context,
+    tenant: str,
+    user_id: str,
+    key_or_id: str,
+    requested_by: str,
+    reason: str,
+    as_json: bool,
+) -> None:
+    """Forget a memory by key or id: MemoryForgotten, then erasure of its payload."""
+
+    async def action() -> Any:
+        async with open_store(context) as store:
+            return await LongTermMemory(store).forget(
+                tenant, user_id, key_or_id, requested_by=requested_by, reason=reason
+            )
+
+    receipt = run(action)
+    if as_json:
+        print_json(receipt.model_dump(mode="json"))
+        return
+    stdout.print(
+        f"forgot {len(receipt.memory_ids)} memory(ies) from {len(receipt.proposal_ids)} "
+        f"proposal(s); erased {len(receipt.erased)} payload(s)"
+    )
+
+
+@memory_group.command("propose")
+@click.option("--tenant", required=True)
+@click.option("--user", "user_id", required=True)
+@click.option("--key", required=True)
+@click.option("--value", required=True)
+@click.option("--category", required=True)
+@click.option("--source", "sources", multiple=True, required=True, help="A source event id.")
+@click.option("--confidence", type=float, required=True)
+@click.option("--session", "session_id", help="The session it was proposed in.")
+@click.option("--ttl-days", type=float, help="Overrides the policy's time to live.")
+@click.option("--json", "as_json", is_flag=True)
+@click.pass_context
+def memory_propose(
+    context: click.Context,
+    tenant: str,
+    user_id: str,
+    key: str,
+    value: str,
+    category: str,
+    sources: tuple[str, ...],
+    confidence: float,
+    session_id: str | None,
+    ttl_days: float | None,
+    as_json: bool,
+) -> None:
+    """Propose a memory citing the events it comes from (the promoter decides)."""
+
+    async def action() -> Any:
+        async with open_store(context) as store:
+            return await LongTermMemory(store).propose(
+                tenant,
+                user_id,
+                key=key,
+                value=value,
+                category=category,
+                source_event_ids=list(sources),
+                confidence=confidence,
+                session_id=session_id,
+                ttl_days=ttl_days,
+            )
+
+    event = run(action)
+    if as_json:
+        print_json(event.model_dump(mode="json"))
+        return
+    stdout.print(f"proposed {key} ({event.event_id})")
+
+
+@memory_group.command("policy")
+@click.option("--tenant", required=True)
+@click.option(
+    "--set",
+    "policy_file",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="Record the policy in this TOML file as the tenant's policy.",
+)
+@click.option("--json", "as_json", is_flag=True)
+@click.pass_context
+def memory_policy(
+    context: click.Context, tenant: str, policy_file: Path | None, as_json: bool
+) -> None:
+    """Show the tenant's memory policy, or record a new one from a TOML file."""
+
+    async def action() -> MemoryPolicy:
+        async with open_store(context, create=policy_file is not None) as store:
+            memory = LongTermMemory(store)
+            if policy_file is not None:
+                await memory.set_policy(tenant, MemoryPolicy.from_toml(policy_file))
+            return await memory.policy(tenant)
+
+    policy = run(action)
+    if as_json:
+        print_json(policy.model_dump(mode="json"))
+        return
+    table = Table("setting", "value")
+    for name, value in policy.model_dump(mode="json").items():
+        table.add_row(name, str(value))
+    stdout.print(table)
+
+
+# -- promote ----------------------------------------------------------------------------------
+
+
+@cli.command("promote")
+@click.option("--tenant", help="Only this tenant (default: every tenant).")
+@click.option("--follow", is_flag=True, help="Keep running and promote as events arrive.")
+@click.option(
+    "--batch-size", type=int, default=100, show_default=True, help="Decisions per transaction."
+)
+@click.option("--interval", type=float, default=1.0, show_default=True, help="Poll interval (s).")
+@click.option("--json", "as_json", is_flag=True, help="One JSON report per pass and tenant.")
+@click.pass_context
+def promote_command(
+    context: click.Context,
+    tenant: str | None,
+    follow: bool,
+    batch_size: int,
+    interval: float,
+    as_json: bool,
+) -> None:
+    """Promote what consent or the tenant policy allows; retract what they no longer allow."""
+
+    def show(report: PromotionReport) -> None:
+        if as_json:
+            print_json(report.as_dict())
+        else:
+            stdout.print(
+                f"{report.tenant_id}: {report.users} user(s), promoted {report.promoted}, "
+                f"retracted {report.retracted}, erased {report.erased}"
+            )
+
+    async def action() -> None:
+        async with open_store(context) as store:
+            promoter = Promoter(store, batch_size=batch_size)
+            if not follow:
+                for name in [tenant] if tenant else await store.tenants():
+                    show(await promoter.run_once(name))
+                return
+            stop = asyncio.Event()
+            loop = asyncio.get_running_loop()
+            for sig in (signal.SIGINT, signal.SIGTERM):
+                loop.add_signal_handler(sig, stop.set)
+            if tenant:
+                await promoter.follow(tenant, stop=stop, poll_interval=interval, on_report=show)
+            else:
+                await _follow_all(store, promoter, stop, interval, show)
+
+    run(action)
+
+
+async def _follow_all(
+    store: EventStore,
+    promoter: Promoter,
+    stop: asyncio.Event,
+    interval: float,
+    show: Any,
+) -> None:
+    """Every tenant, including new ones: a pass per tenant whose log moved, every interval."""
+    seen: dict[str, int] = {}
+    while not stop.is_set():
+        for name in await store.tenants():
+            position = await store.tenant_position(name)
+            if seen.get(name) != position:
+                report = await promoter.run_once(name)
+                if name not in seen or report.promoted or report.retracted or report.erased:
+                    show(report)
+                seen[name] = report.position
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(stop.wait(), interval)
