@@ -345,6 +345,7 @@ class Session:
         keep_groups: int = 6,
         max_chunk: int = 200,
         tool_result_tokens: int = 400,
+        target: float | None = None,
     ) -> CompactionOutcome:
         """Summarise the groups the window leaves out, behind the validation gate.
 
@@ -354,11 +355,20 @@ class Session:
         (the offline one by default); the result is validated and committed as
         ``SummaryCommitted``, or recorded as ``SummaryRejected`` with the failed checks, in
         which case the window keeps being served. The raw messages always stay in the log.
+
+        Args:
+            target: make room: plan the window as if only ``target`` × the usable budget were
+                available (e.g. 0.5), so that the groups beyond it are summarised now rather
+                than a few at a time on every later call. Prefix, pins and the last
+                ``keep_groups`` groups always stay.
         """
         state = await self._current()
         cut = state.cut()
         rendered = render(cut, budget, keep_groups=keep_groups)
         kept = set(rendered.manifest.message_ids)
+        if target is not None:
+            tight = budget.shrunk(target)
+            kept = set(render(cut, tight, keep_groups=keep_groups).manifest.message_ids)
         active = cut.summary()
         start = active.covered_end if active else 0
         chunk = [m for m in state.messages[start:] if m.id not in kept][:max_chunk]

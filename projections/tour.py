@@ -1,4 +1,4 @@
-"""``ctxledger demo``: a guided tour of the log on a short trip-planning conversation.
+"""``ctxledger tour``: a guided tour of the log on a short trip-planning conversation.
 
 It appends a conversation (with a tool call), shows an idempotent retry and an optimistic
 concurrency conflict, verifies the log, erases a message that holds personal data (and verifies

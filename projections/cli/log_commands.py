@@ -327,9 +327,27 @@ def tenants_command(context: click.Context, as_json: bool) -> None:
 )
 @click.option("--json", "as_json", is_flag=True, help="A machine-readable transcript.")
 def demo_command(demo_db: Path | None, as_json: bool) -> None:
+    """The Shanghai→Hangzhou weekend trip, end to end: pins, tool calls, compaction behind the
+    gate, rollback, evidence, consent-gated memory, verify, time travel."""
+    from projections.demo import run_demo
+
+    transcript = run(lambda: run_demo(demo_db, console=None if as_json else stdout))
+    if as_json:
+        print_json(transcript)
+
+
+@cli.command("tour")
+@click.option(
+    "--db",
+    "tour_db",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="Write the tour's log here instead of a fresh temporary file.",
+)
+@click.option("--json", "as_json", is_flag=True, help="A machine-readable transcript.")
+def tour_command(tour_db: Path | None, as_json: bool) -> None:
     """A guided tour of the log: append, retry, conflict, erase, verify, catch tampering."""
     from projections.tour import run_tour
 
-    transcript = run(lambda: run_tour(demo_db, console=None if as_json else stdout))
+    transcript = run(lambda: run_tour(tour_db, console=None if as_json else stdout))
     if as_json:
         print_json(transcript)

@@ -39,6 +39,14 @@ class Budget(BaseModel):
         """The input size above which compaction is due."""
         return int(self.trigger_ratio * self.usable)
 
+    def shrunk(self, ratio: float) -> Budget:
+        """The same budget with only ``ratio`` (0 < ratio <= 1) of the usable tokens: the room
+        a compaction aims for."""
+        if not 0 < ratio <= 1:
+            raise ValueError(f"ratio must be in (0, 1], got {ratio}")
+        room = self.usable - max(1, int(ratio * self.usable))
+        return self.model_copy(update={"context_limit": self.context_limit - room})
+
     def need_compaction(self, input_tokens: int) -> bool:
         """Whether ``input_tokens`` exceeds ``trigger_ratio * usable``."""
         return input_tokens > self.trigger_ratio * self.usable

@@ -181,8 +181,8 @@ def test_append_from_stdin(db: Path) -> None:
     assert json.loads(result.stdout)["data"] == {"from": "stdin"}
 
 
-def test_demo_runs_and_shows_tampering_caught(tmp_path: Path) -> None:
-    result = ctxledger("demo", "--json", "--db", str(tmp_path / "demo.db"))
+def test_tour_runs_and_shows_tampering_caught(tmp_path: Path) -> None:
+    result = ctxledger("tour", "--json", "--db", str(tmp_path / "demo.db"))
     assert result.returncode == 0, result.stderr
     transcript = json.loads(result.stdout)
     steps = {step["step"]: step for step in transcript["steps"]}
@@ -192,7 +192,7 @@ def test_demo_runs_and_shows_tampering_caught(tmp_path: Path) -> None:
     assert steps["tampering"]["ok"] is False
     assert steps["tampering"]["failure"]["position"] == 5
     assert "expected stream session/trip-42" in steps["optimistic concurrency"]["conflict"]
-    human = ctxledger("demo")
+    human = ctxledger("tour")
     assert human.returncode == 0, human.stderr
     assert "tampering" in human.stdout
 
@@ -203,16 +203,20 @@ def test_help_lists_every_command() -> None:
     for command in (
         "append",
         "compact",
+        "consent",
         "context",
         "demo",
         "erase",
         "ingest",
         "log",
+        "memory",
         "pin",
+        "promote",
         "rollback",
         "streams",
         "summaries",
         "tenants",
+        "tour",
         "unpin",
         "verify",
     ):

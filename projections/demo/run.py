@@ -1,0 +1,441 @@
+"""Play the trip: constraints pinned, tool calls, the 80% budget crossed, the window, a summary
+rejected by the gate and one committed, a rollback, the evidence for "why did you exclude
+G123?", a consented preference promoted while the trip's facts are not, ``verify``, and the
+context as it was before compaction."""
+
+from __future__ import annotations
+
+import tempfile
+from pathlib import Path
+from typing import Any
+
+from rich.table import Table
+
+from eventstore import EventStore
+from projections.context.budget import Budget
+from projections.context.messages import Message, text_of
+from projections.context.view import RenderedContext
+from projections.demo.conversation import Turn, tool_call_arguments, trip_turns
+from projections.demo.narrator import Narrator, budget_bar
+from projections.ledger import Ledger, Session
+from projections.memory import Promoter
+from projections.summaries.offline import SummaryRequest, offline_summarizer
+from projections.summaries.schema import CompactionSummary, Fact
+
+__all__ = ["DEMO_BUDGET", "DEMO_SESSION", "DEMO_TENANT", "DEMO_USER", "run_demo"]
+
+DEMO_TENANT = "acme"
+DEMO_USER = "ana"
+DEMO_SESSION = "trip-hangzhou"
+#: A small model window, so that the 44 exchanges cross the 80% trigger within seconds.
+DEMO_BUDGET = Budget(
+    context_limit=2_000, max_output_tokens=300, tool_reserve=100, safety_margin=100
+)
+KEEP_GROUPS = 6
+TARGET = 0.4  # compaction makes room down to half the usable budget
+SUMMARY_TOKENS = 400  # the summary's own budget
+SYSTEM = (
+    "You are a travel planner. Use the tools for trains, prices and weather. Never book "
+    "anything without the user's explicit confirmation."
+)
+
+
+async def careless_summarizer(request: SummaryRequest) -> CompactionSummary:
+    """A summarizer that gets a number wrong: the gate must reject its summary."""
+    summary = await offline_summarizer(request)
+    wrong = Fact(
+        key="budget.one_way",
+        value="one way at most 300 CNY",
+        status="confirmed",
+        confidence=0.9,
+        source_ids=[request.chunk[0].id],
+    )
+    return summary.model_copy(update={"facts": [*summary.facts, wrong]})
+
+
+class _Trip:
+    """The demo's state: the session, the narrator, and the ids the later steps cite."""
+
+    def __init__(self, store: EventStore, narrator: Narrator) -> None:
+        self.store = store
+        self.ledger = Ledger(store)
+        self.session: Session = self.ledger.session(DEMO_TENANT, DEMO_SESSION, user_id=DEMO_USER)
+        self.narrator = narrator
+        self.ids: dict[str, str] = {}  # turn tag -> the user's message id
+        self.replies: dict[str, str] = {}  # turn tag -> the assistant's reply id
+        self.crossed = False
+        self.before_compaction: int | None = None
+        self.compactions: list[dict[str, Any]] = []
+
+    async def render(self) -> RenderedContext:
+        return await self.session.render(DEMO_BUDGET, keep_groups=KEEP_GROUPS)
+
+    async def play(self, index: int, turn: Turn) -> None:
+        user_id = f"u{index}"
+        await self.session.append([{"id": user_id, "role": "user", "content": turn.user}])
+        if turn.tag:
+            self.ids[turn.tag] = user_id
+        if turn.pin:
+            await self.session.pin([user_id], reason=turn.pin)
+        rendered = await self.render()
+        counter = self.ledger.counter
+        await self.session.record_model_call(
+            manifest=rendered.manifest.model_dump(mode="json"),
+            input_tokens=rendered.manifest.tokens["total"],
+            output_tokens=counter.count_text(turn.reply),
+            model="demo-model",
+        )
+        messages: list[dict[str, Any]] = []
+        if turn.tools:
+            calls = [
+                {"id": f"call_{index}_{k}", "name": name, "arguments": tool_call_arguments(args)}
+                for k, (name, args, _) in enumerate(turn.tools)
+            ]
+            messages.append(
+                {"id": f"a{index}c", "role": "assistant", "content": None, "tool_calls": calls}
+            )
+            messages += [
+                {
+                    "id": f"t{index}_{k}",
+                    "role": "tool",
+                    "tool_call_id": f"call_{index}_{k}",
+                    "content": tool_call_arguments({"result": result}),
+                }
+                for k, (_, _, result) in enumerate(turn.tools)
+            ]
+        messages.append({"id": f"a{index}", "role": "assistant", "content": turn.reply})
+        await self.session.append(messages)
+        if turn.tag:
+            self.replies[turn.tag] = f"a{index}"
+        await self._maybe_compact(index)
+
+    async def _maybe_compact(self, index: int) -> None:
+        rendered = await self.render()
+        tokens = rendered.manifest.tokens["total"]
+        state = await self.session.state()
+        history = sum(state.tokens.values())
+        # The first time, the whole history crossing the trigger starts the story; after that,
+        # the agent loop's rule: compact when the context it would send crosses the trigger.
+        if not DEMO_BUDGET.need_compaction(tokens if self.crossed else history):
+            return
+        if not self.crossed:
+            self.crossed = True
+            self.before_compaction = state.version
+            await self._first_crossing(index, history, rendered)
+            return
+        outcome = await self.session.compact(
+            DEMO_BUDGET, keep_groups=KEEP_GROUPS, target=TARGET, summary_budget=SUMMARY_TOKENS
+        )
+        await self._report_compaction(outcome.summary_version, outcome.result, index)
+
+    async def _first_crossing(self, index: int, history: int, rendered: RenderedContext) -> None:
+        usable, trigger = DEMO_BUDGET.usable, DEMO_BUDGET.trigger
+        self.narrator.show(
+            budget_bar(history, usable, trigger, f"whole history after turn {index}")
+        )
+        window = await self.session.render(DEMO_BUDGET.shrunk(TARGET), keep_groups=KEEP_GROUPS)
+        manifest = window.manifest
+        kept_pins = [
+            i for i, s in zip(manifest.message_ids, manifest.sections, strict=True) if s == "pinned"
+        ]
+        self.narrator.step(
+            "budget crossed: the window first",
+            f"After turn {index} the whole history is {history:,} tokens, over 80% of the "
+            f"{usable:,} usable. Compaction aims at {TARGET:.0%}: the window keeps the system "
+            f"prompt, the {len(kept_pins)} pinned constraints and the last {KEEP_GROUPS} "
+            f"groups (a tool call never leaves without its results): "
+            f"{manifest.tokens['total']:,} tokens, {manifest.dropped_groups} older groups left "
+            f"out, to be summarised. Nothing is deleted: they stay in the log.",
+            turn=index,
+            history_tokens=history,
+            window_tokens=manifest.tokens["total"],
+            dropped_groups=manifest.dropped_groups,
+            pinned=kept_pins,
+        )
+        self.narrator.show(budget_bar(manifest.tokens["total"], usable, trigger, "window"))
+        bad = await self.session.compact(
+            DEMO_BUDGET,
+            keep_groups=KEEP_GROUPS,
+            summarizer=careless_summarizer,
+            target=TARGET,
+            summary_budget=SUMMARY_TOKENS,
+        )
+        reason = bad.event.data["reason"] if bad.event and bad.event.data else ""
+        self.narrator.step(
+            "a bad summary is rejected",
+            f"A summarizer claims 'one way at most 300 CNY'. The gate checks every number "
+            f"against the sources and rejects it (fail-closed): {', '.join(bad.failed_checks)}."
+            f" Reason: {reason[:160]}. SummaryRejected is recorded and the window keeps being "
+            f"served.",
+            result=bad.result,
+            failed_checks=bad.failed_checks,
+        )
+        good = await self.session.compact(
+            DEMO_BUDGET, keep_groups=KEEP_GROUPS, target=TARGET, summary_budget=SUMMARY_TOKENS
+        )
+        await self._report_compaction(good.summary_version, good.result, index)
+
+    async def _report_compaction(self, version: int | None, result: str, index: int) -> None:
+        if result != "committed":
+            return
+        state = await self.session.state()
+        summary = state.summaries[version or 0]
+        rendered = await self.render()
+        self.compactions.append({"version": version, "turn": index})
+        event_data = next(
+            e.data
+            for e in reversed(await self.store.read_stream(DEMO_TENANT, self.session.stream_id))
+            if e.type == "SummaryCommitted"
+        )
+        assert event_data is not None
+        self.narrator.step(
+            f"summary v{version} committed",
+            f"After turn {index}: summary v{version} covers "
+            f"{len(summary.summary.source_message_ids)} messages with "
+            f"{len(summary.summary.facts)} facts, {len(summary.summary.decisions)} decisions "
+            f"and {len(summary.summary.tool_result_digests)} tool digests; it passed every "
+            f"check. Context: {event_data['tokens_before']:,} → "
+            f"{rendered.manifest.tokens['total']:,} tokens. It is rendered as an untrusted "
+            f"data block, never as instructions.",
+            version=version,
+            tokens_before=event_data["tokens_before"],
+            tokens_after=rendered.manifest.tokens["total"],
+        )
+        self.narrator.show(
+            budget_bar(
+                rendered.manifest.tokens["total"],
+                DEMO_BUDGET.usable,
+                DEMO_BUDGET.trigger,
+                f"with summary v{version}",
+            )
+        )
+
+
+async def run_demo(database: Path | None, *, console: Any = None) -> dict[str, Any]:
+    """Play the trip; return the transcript (steps with their facts)."""
+    path = database or Path(tempfile.mkdtemp(prefix="ctxledger-demo-")) / "ledger.db"
+    narrator = Narrator(console)
+    async with EventStore.open(path) as store:
+        trip = _Trip(store, narrator)
+        await trip.session.append([{"id": "sys", "role": "system", "content": SYSTEM}])
+        turns = trip_turns()
+        for index, turn in enumerate(turns[:10], start=1):
+            await trip.play(index, turn)
+        state = await trip.session.state()
+        narrator.step(
+            "constraints pinned",
+            "The user fixed five constraints; each message is pinned, so it stays in the "
+            "context verbatim whatever the budget: "
+            + "; ".join(m.content for m in state.messages if m.id in state.pinned)  # type: ignore[misc]
+            + f". G123 was excluded (message {trip.replies['exclude_g123']}).",
+            pinned=sorted(state.pinned),
+        )
+        for index, turn in enumerate(turns[10:], start=11):
+            await trip.play(index, turn)
+        await _rollback(trip)
+        await _why_g123(trip, len(turns) + 1)
+        await _memory(trip, len(turns) + 2)
+        await _verify(trip)
+        await _time_travel(trip)
+    narrator.step(
+        "done",
+        f"The log is at {path}. Try: ctxledger --db {path} context --tenant {DEMO_TENANT} "
+        f"--session {DEMO_SESSION}  (or: summaries, memory recall --user {DEMO_USER}, stats, "
+        f"report)",
+        database=str(path),
+        tenant=DEMO_TENANT,
+        session=DEMO_SESSION,
+        user=DEMO_USER,
+    )
+    return {"database": str(path), "steps": narrator.steps}
+
+
+async def _rollback(trip: _Trip) -> None:
+    state = await trip.session.state()
+    active = state.cut().summary()
+    assert active is not None, "the demo has compacted by now"
+    assert active.parent is not None, "the demo compacts twice"
+    event = await trip.session.rollback(reason="operator review: show a rollback")
+    after = (await trip.session.state()).cut().summary()
+    trip.narrator.step(
+        "rollback",
+        f"An operator rolls the summary head back from v{active.version} to "
+        f"v{event.data['to_version'] if event.data else None}: SummaryRolledBack is recorded, "
+        f"v{active.version} stays in the chain, and the context is rendered from "
+        f"v{after.version if after else None} plus the window.",
+        from_version=active.version,
+        to_version=after.version if after else None,
+    )
+    outcome = await trip.session.compact(
+        DEMO_BUDGET, keep_groups=KEEP_GROUPS, target=TARGET, summary_budget=SUMMARY_TOKENS
+    )
+    if outcome.result == "committed":
+        await trip._report_compaction(outcome.summary_version, outcome.result, len(trip_turns()))
+    else:
+        state = await trip.session.state()
+        trip.narrator.step(
+            "compacting again",
+            f"Compacting again from v{after.version if after else None}: {outcome.result}"
+            + (f" ({', '.join(outcome.failed_checks)})" if outcome.failed_checks else "")
+            + f". Over the whole trip the gate committed {len(state.summaries)} summaries and "
+            f"rejected {state.summaries_rejected}; each time it rejected, the last good summary "
+            f"and the window were served, and nothing was lost.",
+            result=outcome.result,
+            committed=len(state.summaries),
+            rejected=state.summaries_rejected,
+        )
+
+
+async def _why_g123(trip: _Trip, index: int) -> None:
+    question = "Why did you exclude G123?"
+    await trip.session.append([{"id": f"u{index}", "role": "user", "content": question}])
+    rendered = await trip.render()
+    state = await trip.session.state()
+    evidence: list[dict[str, Any]] = []
+    summary = state.cut().summary()
+    if summary is not None:
+        for decision in summary.summary.decisions:
+            if "G123" in decision.text:
+                evidence.append(
+                    {
+                        "where": f"summary v{summary.version} decision",
+                        "text": decision.text,
+                        "source_ids": decision.source_ids,
+                    }
+                )
+    for message in rendered.messages:
+        if message.role == "assistant" and "G123" in text_of(message):
+            evidence.append(
+                {"where": "window", "text": text_of(message), "source_ids": [message.id]}
+            )
+    assert evidence, "the compacted context must still explain G123"
+    sources = {m.id: m for m in state.messages}
+    table = Table("found in", "evidence", "sources", "source text (from the log)")
+    for item in evidence:
+        table.add_row(
+            item["where"],
+            item["text"],
+            ", ".join(item["source_ids"]),
+            " | ".join(_short(sources[i]) for i in item["source_ids"] if i in sources),
+        )
+    answer = (
+        f"I excluded G123 because it arrives at 12:40, later than planned, and it is not "
+        f"direct (sources: {', '.join(evidence[0]['source_ids'])})."
+    )
+    await trip.session.append([{"id": f"a{index}", "role": "assistant", "content": answer}])
+    trip.narrator.step(
+        "why did you exclude G123?",
+        f"The user asks '{question}'. The message that explained it left the window long ago, "
+        f"but the compacted context still carries the decision with its source ids, and the "
+        f"log still has the source itself. Answer: {answer}",
+        evidence=evidence,
+    )
+    trip.narrator.show(table)
+
+
+def _short(message: Message, width: int = 80) -> str:
+    text = text_of(message).replace("\n", " ")
+    return text if len(text) <= width else text[: width - 1] + "…"
+
+
+async def _memory(trip: _Trip, index: int) -> None:
+    session, memory = trip.session, trip.ledger.memory
+    budget_source = trip.ids["budget"]
+    await session.propose_memory(
+        key="preference.weekend_trip.one_way_budget",
+        value="usually keeps the one-way budget for weekend trips within 200 CNY",
+        category="preference",
+        source_ids=[budget_source],
+        confidence=0.9,
+    )
+    for key, value, tag in (
+        ("trip.depart", "leave Shanghai the morning of 2026-09-19", "depart"),
+        ("trip.excluded_train", "G123 excluded: arrives later than planned", "exclude_g123"),
+        ("trip.trains", "G7311 out, G7362 back", "search_out"),
+    ):
+        await session.propose_memory(
+            key=key,
+            value=value,
+            category="task_event",
+            source_ids=[trip.ids[tag]],
+            confidence=0.95,
+        )
+    promoter = Promoter(trip.store)
+    before = await promoter.run_once(DEMO_TENANT)
+    consent_text = "Yes, remember my weekend-trip budget preference for future trips."
+    await session.append([{"id": f"u{index}", "role": "user", "content": consent_text}])
+    await memory.grant_consent(
+        DEMO_TENANT,
+        DEMO_USER,
+        categories=["preference"],
+        method="chat",
+        evidence_ids=[f"u{index}"],
+        session_id=DEMO_SESSION,
+    )
+    after = await promoter.run_once(DEMO_TENANT)
+    recalled = await memory.recall(DEMO_TENANT, DEMO_USER)
+    table = Table("key", "value", "category", "status", "reason")
+    found = await memory.candidates(DEMO_TENANT, DEMO_USER)
+    for c in found:
+        table.add_row(c.key or "", c.value or "", c.category or "", c.status, c.reason or "")
+    trip.narrator.step(
+        "long-term memory, with consent",
+        f"Four candidates are proposed. Before consent the promoter promotes {before.promoted}."
+        f" The user says '{consent_text}' (message u{index}), recorded as ConsentGranted for "
+        f"the category 'preference'. The promoter then promotes {after.promoted}: "
+        + "; ".join(f"{m.key} = {m.value!r} (sources {', '.join(m.source_ids)})" for m in recalled)
+        + ". The trip's date, the G123 exclusion and the train choice are session-specific: "
+        "never promoted.",
+        promoted=[m.key for m in recalled],
+        candidates={c.key: c.status for c in found},
+    )
+    trip.narrator.show(table)
+
+
+async def _verify(trip: _Trip) -> None:
+    report = await trip.store.verify(DEMO_TENANT)
+    trip.narrator.step(
+        "verify",
+        f"Every hash recomputed from the stored bytes: ok={report.ok}, {report.checked} events "
+        f"checked across every stream of the tenant.",
+        ok=report.ok,
+        checked=report.checked,
+    )
+
+
+async def _time_travel(trip: _Trip) -> None:
+    version = trip.before_compaction
+    assert version is not None
+    then = await trip.session.render(DEMO_BUDGET, keep_groups=KEEP_GROUPS, at_version=version)
+    now = await trip.render()
+    events = await trip.store.read_stream(DEMO_TENANT, trip.session.stream_id)
+    recorded = [
+        e for e in events if e.type == "ModelCallRecorded" and e.version <= version and e.data
+    ][-1]
+    assert recorded.data is not None
+    seen = recorded.data["manifest"]
+    replay = await trip.session.render(
+        DEMO_BUDGET, keep_groups=KEEP_GROUPS, at_version=recorded.version - 1
+    )
+    same = replay.manifest.request_hash == seen["request_hash"]
+    table = Table("", "before compaction", "now")
+    table.add_row("session version", str(version), str(now.manifest.as_of_version))
+    table.add_row("messages sent", str(len(then.messages)), str(len(now.messages)))
+    table.add_row(
+        "input tokens", f"{then.manifest.tokens['total']:,}", f"{now.manifest.tokens['total']:,}"
+    )
+    table.add_row(
+        "summary version", str(then.manifest.summary_version), str(now.manifest.summary_version)
+    )
+    trip.narrator.step(
+        "time travel",
+        f"The context as it was at session version {version}, before any compaction, is cut "
+        f"out of the same state: {len(then.messages)} messages, "
+        f"{then.manifest.tokens['total']:,} tokens. Replaying the model call recorded at "
+        f"version {recorded.version} gives the request hash it recorded: {same}.",
+        version=version,
+        tokens_then=then.manifest.tokens["total"],
+        tokens_now=now.manifest.tokens["total"],
+        replay_matches=same,
+    )
+    trip.narrator.show(table)

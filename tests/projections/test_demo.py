@@ -1,0 +1,63 @@
+"""``ctxledger demo``, the README's main job, through the real entry point."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from tests.projections.test_cli import ctxledger
+
+
+def test_demo_plays_the_whole_trip(tmp_path: Path) -> None:
+    result = ctxledger("demo", "--json", "--db", str(tmp_path / "demo.db"))
+    assert result.returncode == 0, result.stderr
+    steps = json.loads(result.stdout)["steps"]
+    by_name = {step["step"]: step for step in steps}
+    assert len(by_name["constraints pinned"]["pinned"]) == 5
+    crossed = by_name["budget crossed: the window first"]
+    assert crossed["history_tokens"] > crossed["window_tokens"]
+    assert crossed["dropped_groups"] > 0
+    rejected = by_name["a bad summary is rejected"]
+    assert rejected["result"] == "rejected"
+    assert "quantities" in rejected["failed_checks"]
+    committed = [s for s in steps if s["step"].endswith("committed")]
+    assert len(committed) >= 2
+    rollback = by_name["rollback"]
+    assert rollback["to_version"] == rollback["from_version"] - 1
+    evidence = by_name["why did you exclude G123?"]["evidence"]
+    assert evidence
+    assert all("G123" in item["text"] and item["source_ids"] for item in evidence)
+    memory = by_name["long-term memory, with consent"]
+    assert memory["promoted"] == ["preference.weekend_trip.one_way_budget"]
+    assert memory["candidates"]["trip.depart"] == "blocked"
+    assert memory["candidates"]["trip.excluded_train"] == "blocked"
+    assert memory["candidates"]["trip.trains"] == "blocked"
+    assert by_name["verify"]["ok"] is True
+    travel = by_name["time travel"]
+    assert travel["replay_matches"] is True
+    assert travel["tokens_then"] > travel["tokens_now"]
+    done = by_name["done"]
+    log = ctxledger(
+        "--db",
+        done["database"],
+        "log",
+        "--tenant",
+        "acme",
+        "--stream",
+        "session/trip-hangzhou",
+        "--json",
+    )
+    assert log.returncode == 0, log.stderr
+    users = [
+        e
+        for e in map(json.loads, log.stdout.splitlines())
+        if e["type"] == "MessageAppended" and e["data"]["message"]["role"] == "user"
+    ]
+    assert len(users) >= 40
+
+
+def test_demo_narrates_for_people(tmp_path: Path) -> None:
+    result = ctxledger("demo")
+    assert result.returncode == 0, result.stderr
+    for phrase in ("constraints pinned", "rejected", "rollback", "G123", "time travel"):
+        assert phrase in result.stdout
