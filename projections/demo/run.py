@@ -436,6 +436,8 @@ async def _time_travel(trip: _Trip) -> None:
         version=version,
         tokens_then=then.manifest.tokens["total"],
         tokens_now=now.manifest.tokens["total"],
+        summary_then=then.manifest.summary_version,
+        summary_now=now.manifest.summary_version,
         replay_matches=same,
     )
     trip.narrator.show(table)
