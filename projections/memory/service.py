@@ -18,6 +18,7 @@ from uuid_utils.compat import uuid7
 from eventstore import ConcurrencyError, EventStore, NewEvent, RecordedEvent
 from eventstore.names import validate_tenant
 from eventstore.records import ERASURE_STREAM
+from projections.audit import record_refusal
 from projections.errors import MemoryNotFoundError, MemoryRequestError
 from projections.memory.events import (
     CONSENT_GRANTED,
@@ -147,6 +148,13 @@ class LongTermMemory:
             raise MemoryRequestError(f"memory proposal: {error}") from None
         missing = [i for i in event_ids if i not in found]
         if missing:
+            await record_refusal(
+                self.store,
+                tenant_id,
+                operation="memory.propose",
+                reason="a cited source event is not in the tenant",
+                references=len(missing),
+            )
             raise MemoryRequestError(
                 f"memory proposal cites events that tenant {tenant_id!r} does not have: "
                 f"{', '.join(missing)}; cite the events the memory comes from"

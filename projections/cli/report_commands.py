@@ -1,0 +1,138 @@
+"""Commands for operators: ``stats`` (the acceptance metrics) and ``report`` (the time-travel
+report)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+from prometheus_client import CollectorRegistry, Gauge, generate_latest
+from rich.table import Table
+
+from projections.cli.common import cli, open_store, print_json, run, stdout
+from projections.ledger import Ledger
+from projections.stats import SessionStats, TenantStats, tenant_stats
+
+__all__ = ["prometheus_text"]
+
+_SESSION_METRICS = {
+    name: field.description or name
+    for name, field in SessionStats.model_fields.items()
+    if name not in ("session_id", "redactions")
+}
+
+
+def prometheus_text(stats: TenantStats) -> str:
+    """The metrics in Prometheus' text exposition format (gauges labelled by tenant and
+    session; unknown ratios are left out)."""
+    registry = CollectorRegistry()
+    gauges = {
+        name: Gauge(f"ctxledger_{name}", help_text, ["tenant", "session"], registry=registry)
+        for name, help_text in _SESSION_METRICS.items()
+    }
+    redactions = Gauge(
+        "ctxledger_redactions",
+        "secrets redacted before summarising",
+        ["tenant", "session", "kind"],
+        registry=registry,
+    )
+    for session in stats.sessions:
+        for name, gauge in gauges.items():
+            value = getattr(session, name)
+            if value is not None:
+                gauge.labels(stats.tenant_id, session.session_id).set(value)
+        for kind, count in session.redactions.items():
+            redactions.labels(stats.tenant_id, session.session_id, kind).set(count)
+    memory = Gauge(
+        "ctxledger_memory_candidates",
+        "memory candidates by status",
+        ["tenant", "status"],
+        registry=registry,
+    )
+    for status, count in stats.memory.items():
+        if status != "users":
+            memory.labels(stats.tenant_id, status).set(count)
+    Gauge(
+        "ctxledger_refused_access",
+        "requests refused for reaching outside the tenant",
+        ["tenant"],
+        registry=registry,
+    ).labels(stats.tenant_id).set(stats.refused_access)
+    return generate_latest(registry).decode()
+
+
+def _fmt(value: object) -> str:
+    if value is None:
+        return "–"
+    if isinstance(value, float):
+        return f"{value:.3f}" if value < 100 else f"{value:,.0f}"
+    return f"{value:,}" if isinstance(value, int) else str(value)
+
+
+@cli.command("stats")
+@click.option("--tenant", required=True)
+@click.option("--session", "session_id", help="Only this session.")
+@click.option("--json", "as_json", is_flag=True, help="The metrics as JSON.")
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(["table", "json", "prometheus"]),
+    default="table",
+    show_default=True,
+)
+@click.pass_context
+def stats_command(
+    context: click.Context, tenant: str, session_id: str | None, as_json: bool, fmt: str
+) -> None:
+    """The acceptance metrics per session and for the tenant: compression, retention,
+    protocol errors, compaction overhead, rollbacks, staleness, security counters."""
+
+    async def action() -> TenantStats:
+        async with open_store(context) as store:
+            return await tenant_stats(Ledger(store), tenant, session_id=session_id)
+
+    stats = run(action)
+    if as_json or fmt == "json":
+        print_json(stats.model_dump(mode="json"))
+        return
+    if fmt == "prometheus":
+        click.echo(prometheus_text(stats), nl=False)
+        return
+    table = Table("metric", *[s.session_id for s in stats.sessions], "tenant")
+    for name in _SESSION_METRICS:
+        total = stats.totals.get(name)
+        table.add_row(name, *[_fmt(getattr(s, name)) for s in stats.sessions], _fmt(total))
+    table.add_row(
+        "redactions",
+        *[_fmt(sum(s.redactions.values())) for s in stats.sessions],
+        _fmt(stats.totals.get("redactions")),
+    )
+    stdout.print(table)
+    stdout.print(
+        f"memory: {', '.join(f'{k} {v}' for k, v in stats.memory.items()) or 'none'}; "
+        f"refused access: {stats.refused_access}"
+    )
+
+
+@cli.command("report")
+@click.option("--tenant", required=True)
+@click.option("--session", "session_id", required=True)
+@click.option(
+    "-o",
+    "--output",
+    type=click.Path(dir_okay=False, path_type=Path),
+    required=True,
+    help="The HTML file to write.",
+)
+@click.pass_context
+def report_command(context: click.Context, tenant: str, session_id: str, output: Path) -> None:
+    """A self-contained HTML time-travel report of a session (no network needed to view it)."""
+    from projections.report import build_report
+
+    async def action() -> str:
+        async with open_store(context) as store:
+            return await build_report(Ledger(store), tenant, session_id)
+
+    html = run(action)
+    output.write_text(html, encoding="utf-8")
+    stdout.print(f"wrote {output} ({len(html.encode()):,} bytes)")

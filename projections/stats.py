@@ -1,0 +1,316 @@
+"""The seed's acceptance metrics, as a projection over the log.
+
+Per session: compression ratio (history tokens ÷ tokens actually sent, over every recorded model
+call), key-information retention (pinned constraints and confirmed facts still present in the
+context), tool-protocol error rate, compaction overhead (summarizer tokens, latency p50/p95,
+tokens and bytes saved), rollback and rejection rates, staleness (facts of the served summary
+that a later version changed or retracted) and security counters (redactions, neutralised
+instruction-like content, flagged messages). Per tenant: the sums, plus memory and refused
+access. The fold (:class:`SessionStatsFold`) is pure; :func:`session_stats` and
+:func:`tenant_stats` read the log.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from statistics import quantiles
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from eventstore import EventStore, RecordedEvent
+from projections.audit import ACCESS_REFUSED, AUDIT_STREAM
+from projections.context.budget import Budget
+from projections.context.messages import text_of
+from projections.context.view import (
+    MESSAGE_APPENDED,
+    MESSAGES_PINNED,
+    MODEL_CALL_RECORDED,
+    PROTOCOL_ISSUE_RECORDED,
+    SUMMARY_COMMITTED,
+    SUMMARY_REJECTED,
+    SUMMARY_ROLLED_BACK,
+    RenderedContext,
+)
+from projections.ledger import Ledger
+from projections.memory.events import user_of_stream
+from projections.memory.service import LongTermMemory
+
+__all__ = [
+    "ACCESS_REFUSED",
+    "AUDIT_STREAM",
+    "SessionStats",
+    "SessionStatsFold",
+    "TenantStats",
+    "session_stats",
+    "tenant_stats",
+]
+
+
+class SessionStats(BaseModel):
+    """The acceptance metrics of one session."""
+
+    model_config = ConfigDict(frozen=True)
+
+    session_id: str
+    messages: int = Field(description="messages appended")
+    model_calls: int = Field(description="model calls recorded")
+    history_tokens: int = Field(description="tokens of every message appended")
+    sent_tokens: int = Field(description="input tokens of every recorded model call, summed")
+    compression_ratio: float | None = Field(
+        description="history tokens at each call / input tokens sent (summed over calls)"
+    )
+    key_items: int = Field(description="pinned messages and confirmed summary facts")
+    key_items_present: int = Field(description="key items present in the rendered context")
+    retention: float | None = Field(description="key items present / key items")
+    tool_calls: int = Field(description="tool calls made")
+    protocol_issues: int = Field(
+        description="tool protocol issues recorded (orphan results, calls without results)"
+    )
+    protocol_error_rate: float | None = Field(description="protocol issues / tool calls")
+    summaries_committed: int = Field(description="summaries that passed the gate")
+    summaries_rejected: int = Field(description="summaries the gate rejected")
+    rollbacks: int = Field(description="summary rollbacks")
+    rollback_rate: float | None = Field(description="rollbacks / committed summaries")
+    summarizer_tokens: int = Field(description="tokens the summarizer model used")
+    compaction_latency_ms_p50: float | None = Field(description="summarizer latency, median (ms)")
+    compaction_latency_ms_p95: float | None = Field(
+        description="summarizer latency, 95th percentile (ms)"
+    )
+    tokens_saved: int = Field(description="context tokens saved by committed summaries")
+    bytes_saved: int = Field(description="bytes of message text not sent in the latest context")
+    stale_facts: int = Field(
+        description="facts of the served summary that a later version changed or retracted"
+    )
+    redactions: dict[str, int]
+    neutralised: int = Field(description="instruction-like content neutralised before summarising")
+    flagged_messages: int = Field(
+        description="messages flagged at append (e.g. tool arguments that are not JSON)"
+    )
+
+
+class TenantStats(BaseModel):
+    """A tenant's sessions and their totals, with memory and refused access."""
+
+    model_config = ConfigDict(frozen=True)
+
+    tenant_id: str
+    sessions: list[SessionStats]
+    totals: dict[str, float | int | None]
+    memory: dict[str, int]
+    refused_access: int
+
+
+def _ratio(numerator: float, denominator: float) -> float | None:
+    return None if not denominator else numerator / denominator
+
+
+def _percentiles(values: list[float]) -> tuple[float | None, float | None]:
+    if not values:
+        return None, None
+    if len(values) == 1:
+        return values[0], values[0]
+    cuts = quantiles(values, n=100, method="inclusive")
+    return cuts[49], cuts[94]
+
+
+class SessionStatsFold:
+    """Folds a session's events into the running figures (pure)."""
+
+    def __init__(self) -> None:
+        self.messages = 0
+        self.history = 0
+        self.before = 0  # history tokens at each model call, summed
+        self.sent = 0  # input tokens of each model call, summed
+        self.calls = 0
+        self.tool_calls = 0
+        self.issues = 0
+        self.flagged = 0
+        self.committed = 0
+        self.rejected = 0
+        self.rollbacks = 0
+        self.summarizer_tokens = 0
+        self.latencies: list[float] = []
+        self.saved = 0
+        self.redactions: Counter[str] = Counter()
+        self.neutralised = 0
+        self.pinned: set[str] = set()
+        self.facts: dict[int, dict[str, str]] = {}  # summary version -> confirmed facts
+        self.last_budget: dict[str, Any] | None = None
+
+    def apply(self, event: RecordedEvent) -> None:
+        """Fold one event of the session."""
+        data = event.data
+        if data is None:
+            return
+        kind = event.type
+        if kind == MESSAGE_APPENDED:
+            self.messages += 1
+            self.history += int(data.get("tokens", 0))
+            self.tool_calls += len(data.get("message", {}).get("tool_calls") or [])
+            self.flagged += bool(data.get("flags"))
+        elif kind == MESSAGES_PINNED:
+            self.pinned.update(data.get("message_ids", []))
+        elif kind == MODEL_CALL_RECORDED:
+            self.calls += 1
+            self.before += self.history
+            self.sent += int(data.get("input_tokens", 0))
+            manifest = data.get("manifest") or {}
+            self.last_budget = manifest.get("budget") or self.last_budget
+        elif kind == PROTOCOL_ISSUE_RECORDED:
+            self.issues += 1
+        elif kind in (SUMMARY_COMMITTED, SUMMARY_REJECTED):
+            self.latencies.append(float(data.get("latency_ms") or 0))
+            sanitized = data.get("sanitized") or {}
+            self.redactions.update(sanitized.get("redactions") or {})
+            self.neutralised += int(sanitized.get("neutralised") or 0)
+            if kind == SUMMARY_REJECTED:
+                self.rejected += 1
+                return
+            self.committed += 1
+            usage = data.get("usage") or {}
+            self.summarizer_tokens += int(usage.get("total_tokens") or 0)
+            self.saved += max(0, int(data["tokens_before"]) - int(data["tokens_after"]))
+            self.facts[int(data["summary_version"])] = {
+                fact["key"]: fact["value"]
+                for fact in data["summary"]["facts"]
+                if fact["status"] == "confirmed"
+            }
+        elif kind == SUMMARY_ROLLED_BACK:
+            self.rollbacks += 1
+
+    def stale_facts(self, served: int | None) -> int:
+        """Facts of the served summary that a later version changed or retracted."""
+        if served is None or served not in self.facts:
+            return 0
+        mine = self.facts[served]
+        later = [facts for version, facts in self.facts.items() if version > served]
+        return sum(1 for key, value in mine.items() if any(f.get(key) != value for f in later))
+
+
+async def session_stats(
+    ledger: Ledger, tenant_id: str, session_id: str, *, budget: Budget | None = None
+) -> SessionStats:
+    """The metrics of one session; retention is judged on the context rendered under
+    ``budget`` (by default the budget of the session's last recorded model call)."""
+    session = ledger.session(tenant_id, session_id)
+    fold = SessionStatsFold()
+    for event in await ledger.store.read_stream(tenant_id, session.stream_id):
+        fold.apply(event)
+    state = await session.state()
+    if budget is None and fold.last_budget is not None:
+        budget = Budget.model_validate(
+            {k: v for k, v in fold.last_budget.items() if k in Budget.model_fields}
+        )
+    budget = budget or Budget(context_limit=128_000, max_output_tokens=4_000)
+    rendered = await session.render(budget)
+    present, total = _retention(rendered, fold, state.pinned)
+    history_bytes = sum(len(text_of(m).encode()) for m in state.messages)
+    sent_bytes = sum(len(text_of(m).encode()) for m in rendered.messages)
+    p50, p95 = _percentiles(fold.latencies)
+    return SessionStats(
+        session_id=session_id,
+        messages=fold.messages,
+        model_calls=fold.calls,
+        history_tokens=fold.history,
+        sent_tokens=fold.sent,
+        compression_ratio=_ratio(fold.before, fold.sent),
+        key_items=total,
+        key_items_present=present,
+        retention=_ratio(present, total),
+        tool_calls=fold.tool_calls,
+        protocol_issues=fold.issues,
+        protocol_error_rate=_ratio(fold.issues, fold.tool_calls) if fold.tool_calls else 0.0,
+        summaries_committed=fold.committed,
+        summaries_rejected=fold.rejected,
+        rollbacks=fold.rollbacks,
+        rollback_rate=_ratio(fold.rollbacks, fold.committed),
+        summarizer_tokens=fold.summarizer_tokens,
+        compaction_latency_ms_p50=p50,
+        compaction_latency_ms_p95=p95,
+        tokens_saved=fold.saved,
+        bytes_saved=max(0, history_bytes - sent_bytes),
+        stale_facts=fold.stale_facts(rendered.manifest.summary_version),
+        redactions=dict(sorted(fold.redactions.items())),
+        neutralised=fold.neutralised,
+        flagged_messages=fold.flagged,
+    )
+
+
+def _retention(
+    rendered: RenderedContext, fold: SessionStatsFold, pinned: set[str]
+) -> tuple[int, int]:
+    """Key items (pinned messages, confirmed facts of any committed summary) and how many of
+    them the rendered context still carries (verbatim, or in the served summary)."""
+    sent_ids = set(rendered.manifest.message_ids)
+    text = "\n".join(text_of(m) for m in rendered.messages)
+    facts: dict[tuple[str, str], None] = {}
+    for version_facts in fold.facts.values():
+        facts.update(dict.fromkeys(version_facts.items()))
+    present = sum(1 for message_id in pinned if message_id in sent_ids)
+    present += sum(1 for _, value in facts if value in text)
+    return present, len(pinned) + len(facts)
+
+
+_SUMMED = (
+    "messages",
+    "model_calls",
+    "history_tokens",
+    "sent_tokens",
+    "key_items",
+    "key_items_present",
+    "tool_calls",
+    "protocol_issues",
+    "summaries_committed",
+    "summaries_rejected",
+    "rollbacks",
+    "summarizer_tokens",
+    "tokens_saved",
+    "bytes_saved",
+    "stale_facts",
+    "neutralised",
+    "flagged_messages",
+)
+
+
+async def tenant_stats(
+    ledger: Ledger, tenant_id: str, *, session_id: str | None = None
+) -> TenantStats:
+    """The metrics of every session of a tenant (or one), their totals, memory and refusals."""
+    store: EventStore = ledger.store
+    streams = await store.streams(tenant_id)
+    sessions = [
+        s.stream_id.removeprefix("session/") for s in streams if s.stream_id.startswith("session/")
+    ]
+    if session_id is not None:
+        sessions = [s for s in sessions if s == session_id] or [session_id]
+    per_session = [await session_stats(ledger, tenant_id, s) for s in sessions]
+    totals: dict[str, float | int | None] = {
+        name: sum(getattr(s, name) for s in per_session) for name in _SUMMED
+    }
+    before = sum((s.compression_ratio or 0) * s.sent_tokens for s in per_session)
+    totals["compression_ratio"] = _ratio(before, float(totals["sent_tokens"] or 0))
+    totals["retention"] = _ratio(
+        float(totals["key_items_present"] or 0), float(totals["key_items"] or 0)
+    )
+    totals["protocol_error_rate"] = _ratio(
+        float(totals["protocol_issues"] or 0), float(totals["tool_calls"] or 0)
+    )
+    totals["rollback_rate"] = _ratio(
+        float(totals["rollbacks"] or 0), float(totals["summaries_committed"] or 0)
+    )
+    totals["redactions"] = sum(sum(s.redactions.values()) for s in per_session)
+    memory = LongTermMemory(store)
+    counts: Counter[str] = Counter()
+    users = sorted({u for s in streams if (u := user_of_stream(s.stream_id)) is not None})
+    for user in users:
+        for candidate in await memory.candidates(tenant_id, user):
+            counts[candidate.status] += 1
+    refused = (await store.stream_head(tenant_id, AUDIT_STREAM)).version
+    return TenantStats(
+        tenant_id=tenant_id,
+        sessions=per_session,
+        totals=totals,
+        memory={"users": len(users), **dict(sorted(counts.items()))},
+        refused_access=refused,
+    )
