@@ -42,6 +42,7 @@ class MemoryRecorder:
         self._by_id: dict[str, tuple[str, int]] = {}  # event id -> (tenant, log index)
         self._lock = asyncio.Lock()
         self._snapshots: dict[tuple[str, str, str], SnapshotRecord] = {}
+        self._merkle: dict[tuple[str, str, int], dict[int, bytes]] = {}
 
     async def initialize(self) -> None:
         """Nothing to open."""
@@ -174,3 +175,29 @@ class MemoryRecorder:
         self, tenant_id: str, name: str, stream_id: str
     ) -> SnapshotRecord | None:
         return self._snapshots.get((tenant_id, name, stream_id))
+
+    async def read_hashes(self, tenant_id: str, first: int, last: int) -> list[bytes]:
+        tenant = self._tenants.get(tenant_id)
+        if tenant is None:
+            return []
+        return [event.hash for event in tenant.log[max(first, 1) - 1 : last]]
+
+    async def merkle_nodes(
+        self, tenant_id: str, algorithm: str, level: int, first: int, last: int
+    ) -> list[bytes]:
+        stored = self._merkle.get((tenant_id, algorithm, level), {})
+        found = []
+        for index in range(first, last + 1):
+            if index not in stored:
+                break
+            found.append(stored[index])
+        return found
+
+    async def merkle_extent(self, tenant_id: str, algorithm: str, level: int) -> int:
+        return len(self._merkle.get((tenant_id, algorithm, level), {}))
+
+    async def save_merkle_nodes(
+        self, tenant_id: str, algorithm: str, nodes: Sequence[tuple[int, int, bytes]]
+    ) -> None:
+        for level, index, digest in nodes:
+            self._merkle.setdefault((tenant_id, algorithm, level), {}).setdefault(index, digest)

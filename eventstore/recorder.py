@@ -118,3 +118,26 @@ class Recorder(Protocol):
     ) -> SnapshotRecord | None:
         """The latest snapshot of a projection for a stream, if any."""
         ...
+
+    async def read_hashes(self, tenant_id: str, first: int, last: int) -> list[bytes]:
+        """The event hashes at positions ``first .. last`` of a tenant, in order (the Merkle
+        tree's leaves; shorter if the log ends earlier)."""
+        ...
+
+    async def merkle_nodes(
+        self, tenant_id: str, algorithm: str, level: int, first: int, last: int
+    ) -> list[bytes]:
+        """Stored perfect-subtree hashes ``first .. last`` of one level, in order (shorter if
+        not all are stored)."""
+        ...
+
+    async def merkle_extent(self, tenant_id: str, algorithm: str, level: int) -> int:
+        """How many nodes of ``level`` are stored (they are stored from index 0, gap-free)."""
+        ...
+
+    async def save_merkle_nodes(
+        self, tenant_id: str, algorithm: str, nodes: Sequence[tuple[int, int, bytes]]
+    ) -> None:
+        """Store ``(level, index, hash)`` nodes; nodes already stored are left as they are
+        (they are derived deterministically from the log)."""
+        ...

@@ -16,6 +16,8 @@ from eventstore.errors import ErasureError, EventNotFoundError, IdempotencyConfl
 from eventstore.hashing import event_hash, genesis_hash, header_bytes
 
 __all__ = [
+    "CHECKPOINT_EVENT_TYPE",
+    "CHECKPOINT_STREAM",
     "ERASURE_EVENT_TYPE",
     "ERASURE_STREAM",
     "PendingEvent",
@@ -23,12 +25,22 @@ __all__ = [
     "StoredEvent",
     "StreamHead",
     "chain_events",
+    "default_origin",
     "match_retry",
     "plan_erasure",
 ]
 
 #: The reserved stream that holds a tenant's ``PayloadErased`` events.
 ERASURE_STREAM = "ledger/erasures"
+CHECKPOINT_STREAM = "ledger/checkpoints"
+CHECKPOINT_EVENT_TYPE = "CheckpointRecorded"
+
+
+def default_origin(tenant_id: str) -> str:
+    """The origin line of a tenant's checkpoints unless another is given."""
+    return f"ctxledger/{tenant_id}"
+
+
 ERASURE_EVENT_TYPE = "PayloadErased"
 
 

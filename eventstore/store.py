@@ -20,17 +20,23 @@ from eventstore.encoding import canonical_json, decode_json
 from eventstore.errors import EventValidationError, PayloadTooLargeError, StorageError
 from eventstore.events import NewEvent, RecordedEvent, Snapshot, StreamPosition
 from eventstore.hashing import new_salt, payload_hash, snapshot_hash
+from eventstore.merkle import Algorithm
 from eventstore.names import validate_actor, validate_event_type, validate_stream, validate_tenant
+from eventstore.notes import Checkpoint, Signer, checkpoint_body, sign_note
 from eventstore.recorder import Recorder
 from eventstore.records import (
+    CHECKPOINT_EVENT_TYPE,
+    CHECKPOINT_STREAM,
     ERASURE_EVENT_TYPE,
     ERASURE_STREAM,
     PendingEvent,
     SnapshotRecord,
     StoredEvent,
+    default_origin,
 )
 from eventstore.registry import EventTypeRegistry
 from eventstore.subscription import Subscription
+from eventstore.tree import MerkleLog
 from eventstore.urls import recorder_for_url
 from eventstore.verify import ChainVerifier, VerificationReport
 
@@ -444,6 +450,54 @@ class EventStore:
             position=record.position,
             state=record.state,
         )
+
+    # -- Merkle tree and checkpoints ---------------------------------------------------------
+
+    def tree(self, tenant_id: str, algorithm: Algorithm = "blake3") -> MerkleLog:
+        """The tenant's Merkle tree over its event hashes (see ``eventstore.tree``)."""
+        return MerkleLog(self.recorder, validate_tenant(tenant_id), algorithm)
+
+    async def checkpoint(
+        self,
+        tenant_id: str,
+        signer: Signer,
+        *,
+        origin: str | None = None,
+        algorithm: Algorithm = "blake3",
+    ) -> RecordedEvent:
+        """Sign the tenant's current tree size and root as a C2SP checkpoint and record it as a
+        ``CheckpointRecorded`` event on ``ledger/checkpoints`` (itself the next leaf).
+
+        The interior nodes are stored first, so later proofs need no rebuild.
+        """
+        validate_tenant(tenant_id)
+        await self.initialize()
+        tree = self.tree(tenant_id, algorithm)
+        await tree.sync()
+        size = await tree.size()
+        checkpoint = Checkpoint(
+            origin or default_origin(tenant_id), size, await tree.root(size), algorithm
+        )
+        note = sign_note(checkpoint_body(checkpoint), [signer])
+        data = {
+            "origin": checkpoint.origin,
+            "size": size,
+            "root": checkpoint.root.hex(),
+            "algorithm": algorithm,
+            "key_name": signer.name,
+            "key_id": signer.verifier.key_id.hex(),
+            "note": note,
+        }
+        pending = self._prepare_one(
+            NewEvent(type=CHECKPOINT_EVENT_TYPE, data=data, actor=signer.name)
+        )
+        outcome = await self.recorder.append(tenant_id, CHECKPOINT_STREAM, None, [pending])
+        self._wake(tenant_id)
+        return self._decode(outcome.events[0])
+
+    async def checkpoints(self, tenant_id: str) -> list[RecordedEvent]:
+        """The tenant's recorded checkpoints, oldest first."""
+        return await self.read_stream(tenant_id, CHECKPOINT_STREAM)
 
     # -- verification ------------------------------------------------------------------------
 

@@ -7,7 +7,7 @@ import re
 from pathlib import Path
 
 from eventstore import EventStore
-from eventstore.records import ERASURE_EVENT_TYPE
+from eventstore.records import CHECKPOINT_EVENT_TYPE, ERASURE_EVENT_TYPE
 from projections.audit import ACCESS_REFUSED
 from projections.context import view
 from projections.demo import run_demo
@@ -20,6 +20,7 @@ TYPES = {
     *MEMORY_EVENT_TYPES,
     ACCESS_REFUSED,
     ERASURE_EVENT_TYPE,
+    CHECKPOINT_EVENT_TYPE,
 }
 
 

@@ -47,7 +47,7 @@ from eventstore.records import (
     match_retry,
     plan_erasure,
 )
-from eventstore.sql.rows import SELECT_EVENTS, stored_event
+from eventstore.sql.rows import SELECT_EVENTS, contiguous, stored_event
 from eventstore.sql.schema import (
     POSTGRES_DDL,
     SCHEMA_VERSION,
@@ -63,7 +63,15 @@ __all__ = ["PostgresRecorder"]
 
 _DIALECT = postgresql.dialect(paramstyle="numeric_dollar")  # type: ignore[no-untyped-call]
 _SETUP_LOCK = 0x637478_6C6564  # advisory lock id for schema set-up ("ctxled")
-_RLS_TABLES = ("events", "payloads", "erasures", "stream_heads", "tenant_heads", "snapshots")
+_RLS_TABLES = (
+    "events",
+    "payloads",
+    "erasures",
+    "stream_heads",
+    "tenant_heads",
+    "snapshots",
+    "merkle_nodes",
+)
 
 
 def _sql(statement: ClauseElement) -> str:
@@ -163,6 +171,23 @@ class _Sql:
             " state_hash FROM snapshots WHERE tenant_id = $1 AND name = $2 AND stream_id = $3"
         )
         self.meta_put = _sql(ledger_meta.insert().values(key=bindparam("k"), value=bindparam("v")))
+        self.hashes = (
+            "SELECT hash FROM events WHERE tenant_id = $1 AND position >= $2 AND position <= $3"
+            " ORDER BY position"
+        )
+        self.merkle_nodes = (
+            "SELECT idx, hash FROM merkle_nodes WHERE tenant_id = $1 AND algorithm = $2 AND"
+            " level = $3 AND idx >= $4 AND idx <= $5 ORDER BY idx"
+        )
+        self.merkle_extent = (
+            "SELECT count(*) FROM merkle_nodes WHERE tenant_id = $1 AND algorithm = $2"
+            " AND level = $3"
+        )
+        self.save_merkle = (
+            "INSERT INTO merkle_nodes (tenant_id, algorithm, level, idx, hash)"
+            " SELECT $1, $2, unnest($3::int[]), unnest($4::bigint[]), unnest($5::bytea[])"
+            " ON CONFLICT DO NOTHING"
+        )
 
 
 _compiled: _Sql | None = None
@@ -450,6 +475,40 @@ class PostgresRecorder:
         async with self._reader(tenant_id) as db:
             row = await db.fetchrow(_statements().load_snapshot, tenant_id, name, stream_id)
         return SnapshotRecord(*row) if row else None
+
+    async def read_hashes(self, tenant_id: str, first: int, last: int) -> list[bytes]:
+        async with self._reader(tenant_id) as db:
+            rows = await db.fetch(_statements().hashes, tenant_id, first, last)
+        return [bytes(row[0]) for row in rows]
+
+    async def merkle_nodes(
+        self, tenant_id: str, algorithm: str, level: int, first: int, last: int
+    ) -> list[bytes]:
+        async with self._reader(tenant_id) as db:
+            rows = await db.fetch(
+                _statements().merkle_nodes, tenant_id, algorithm, level, first, last
+            )
+        return contiguous([(row[0], row[1]) for row in rows], first)
+
+    async def merkle_extent(self, tenant_id: str, algorithm: str, level: int) -> int:
+        async with self._reader(tenant_id) as db:
+            count = await db.fetchval(_statements().merkle_extent, tenant_id, algorithm, level)
+        return int(count)
+
+    async def save_merkle_nodes(
+        self, tenant_id: str, algorithm: str, nodes: Sequence[tuple[int, int, bytes]]
+    ) -> None:
+        if not nodes:
+            return
+        async with self._transaction(tenant_id) as db:
+            await db.execute(
+                _statements().save_merkle,
+                tenant_id,
+                algorithm,
+                [level for level, _, _ in nodes],
+                [index for _, index, _ in nodes],
+                [digest for _, _, digest in nodes],
+            )
 
     @asynccontextmanager
     async def _reader(self, tenant_id: str) -> AsyncIterator[Any]:

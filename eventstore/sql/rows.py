@@ -12,7 +12,7 @@ from eventstore.records import StoredEvent
 from eventstore.sql.schema import erasures, events, payloads
 from eventstore.timestamps import format_micros, parse_timestamp
 
-__all__ = ["EVENT_COLUMNS", "SELECT_EVENTS", "event_row", "stored_event"]
+__all__ = ["EVENT_COLUMNS", "SELECT_EVENTS", "contiguous", "event_row", "stored_event"]
 
 EVENT_COLUMNS = [
     events.c.tenant_id,
@@ -81,3 +81,13 @@ def event_row(event: StoredEvent) -> tuple[Any, ...]:
         event.prev_hash,
         event.hash,
     )
+
+
+def contiguous(rows: Sequence[Sequence[Any]], first: int) -> list[bytes]:
+    """The hashes of ``(index, hash)`` rows that run on without a gap from ``first``."""
+    found: list[bytes] = []
+    for index, digest in rows:
+        if index != first + len(found):
+            break
+        found.append(bytes(digest))
+    return found

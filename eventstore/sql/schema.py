@@ -10,6 +10,7 @@ Tables:
     erasures      which event's payload was erased by which ``PayloadErased`` position
     stream_heads  last version and hash per stream (moves forward only)
     tenant_heads  last position per tenant (moves forward only)
+    merkle_nodes  perfect subtrees of each tenant's Merkle tree (derived, insert-only)
     ledger_meta   schema version and other facts about the database itself
 """
 
@@ -36,6 +37,7 @@ __all__ = [
     "erasures",
     "events",
     "ledger_meta",
+    "merkle_nodes",
     "metadata",
     "payloads",
     "snapshots",
@@ -45,8 +47,8 @@ __all__ = [
 
 #: Version of this relational schema, recorded in ``ledger_meta``. Every step is additive and
 #: idempotent (``IF NOT EXISTS``), so an upgrade re-runs the DDL and records the new version:
-#: 1 the log; 2 adds ``snapshots``.
-SCHEMA_VERSION = 2
+#: 1 the log; 2 adds ``snapshots``; 3 adds ``merkle_nodes``.
+SCHEMA_VERSION = 3
 
 metadata = MetaData()
 
@@ -126,6 +128,20 @@ snapshots = Table(
     Column("state", LargeBinary, nullable=False),
     Column("state_hash", LargeBinary, nullable=False),
     PrimaryKeyConstraint("tenant_id", "name", "stream_id", name="snapshots_pk"),
+)
+
+# Perfect subtrees of each tenant's Merkle tree (derived from the events, insert-only):
+# ``level`` 8 and up, so a node covers 256 leaves or more and a proof reads O(log n) rows.
+merkle_nodes = Table(
+    "merkle_nodes",
+    metadata,
+    Column("tenant_id", Text, nullable=False),
+    Column("algorithm", Text, nullable=False),
+    Column("level", Integer, nullable=False),
+    Column("idx", BIG, nullable=False),
+    Column("hash", LargeBinary, nullable=False),
+    PrimaryKeyConstraint("tenant_id", "algorithm", "level", "idx", name="merkle_nodes_pk"),
+    sqlite_with_rowid=False,
 )
 
 ledger_meta = Table(
@@ -258,6 +274,14 @@ POSTGRES_DDL: tuple[str, ...] = (
         f"CREATE POLICY {table}_tenant ON {table} "
         f"USING (tenant_id = current_setting('ctxledger.tenant', true)) "
         f"WITH CHECK (tenant_id = current_setting('ctxledger.tenant', true))"
-        for table in ("events", "payloads", "erasures", "stream_heads", "tenant_heads")
+        for table in (
+            "events",
+            "payloads",
+            "erasures",
+            "stream_heads",
+            "tenant_heads",
+            "snapshots",
+            "merkle_nodes",
+        )
     ),
 )

@@ -49,7 +49,7 @@ from eventstore.records import (
     match_retry,
     plan_erasure,
 )
-from eventstore.sql.rows import SELECT_EVENTS, event_row, stored_event
+from eventstore.sql.rows import SELECT_EVENTS, contiguous, event_row, stored_event
 from eventstore.sql.schema import (
     SCHEMA_VERSION,
     SQLITE_TRIGGERS,
@@ -147,6 +147,21 @@ class _Sql:
         n = snapshots.c
         self.load_snapshot = _sql(
             select(*snapshots.c).where(n.tenant_id == "?", n.name == "?", n.stream_id == "?")
+        )
+        self.hashes = (
+            "SELECT hash FROM events WHERE tenant_id = ? AND position >= ? AND position <= ? "
+            "ORDER BY position"
+        )
+        self.merkle_nodes = (
+            "SELECT idx, hash FROM merkle_nodes WHERE tenant_id = ? AND algorithm = ? AND "
+            "level = ? AND idx >= ? AND idx <= ? ORDER BY idx"
+        )
+        self.merkle_extent = (
+            "SELECT count(*) FROM merkle_nodes WHERE tenant_id = ? AND algorithm = ? AND level = ?"
+        )
+        self.save_merkle = (
+            "INSERT OR IGNORE INTO merkle_nodes (tenant_id, algorithm, level, idx, hash) "
+            "VALUES (?, ?, ?, ?, ?)"
         )
         m = ledger_meta.c
         self.meta_get = _sql(select(m.value).where(m.key == "?"))
@@ -407,6 +422,29 @@ class SqliteRecorder:
     ) -> SnapshotRecord | None:
         return await self._read(_load_snapshot, tenant_id, name, stream_id)
 
+    async def read_hashes(self, tenant_id: str, first: int, last: int) -> list[bytes]:
+        return await self._read(_column, _statements().hashes, (tenant_id, first, last))
+
+    async def merkle_nodes(
+        self, tenant_id: str, algorithm: str, level: int, first: int, last: int
+    ) -> list[bytes]:
+        rows = await self._read(
+            _rows, _statements().merkle_nodes, (tenant_id, algorithm, level, first, last)
+        )
+        return contiguous(rows, first)
+
+    async def merkle_extent(self, tenant_id: str, algorithm: str, level: int) -> int:
+        (count,) = await self._read(
+            _column, _statements().merkle_extent, (tenant_id, algorithm, level)
+        )
+        return int(count)
+
+    async def save_merkle_nodes(
+        self, tenant_id: str, algorithm: str, nodes: Sequence[tuple[int, int, bytes]]
+    ) -> None:
+        rows = [(tenant_id, algorithm, level, index, digest) for level, index, digest in nodes]
+        await self._write(_in_transaction(_executemany), _statements().save_merkle, rows)
+
 
 def _schema_version(db: sqlite3.Connection) -> int | None:
     tables = {row[0] for row in db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
@@ -539,6 +577,18 @@ def _load_snapshot(
 ) -> SnapshotRecord | None:
     row = db.execute(_statements().load_snapshot, (tenant_id, name, stream_id)).fetchone()
     return SnapshotRecord(*row) if row else None
+
+
+def _column(db: sqlite3.Connection, sql: str, args: tuple[Any, ...]) -> list[Any]:
+    return [row[0] for row in db.execute(sql, args)]
+
+
+def _rows(db: sqlite3.Connection, sql: str, args: tuple[Any, ...]) -> list[tuple[Any, ...]]:
+    return [tuple(row) for row in db.execute(sql, args)]
+
+
+def _executemany(db: sqlite3.Connection, sql: str, rows: list[tuple[Any, ...]]) -> None:
+    db.executemany(sql, rows)
 
 
 def _tenants(db: sqlite3.Connection) -> list[str]:

@@ -7,13 +7,25 @@ prints readable tables for people and, with ``--json``, JSON for machines. Exit 
 
 from __future__ import annotations
 
-from projections.cli import log_commands, memory_commands, report_commands, session_commands
+from projections.cli import (
+    audit_commands,
+    log_commands,
+    memory_commands,
+    report_commands,
+    session_commands,
+)
 from projections.cli.common import cli
 
 __all__ = ["cli", "main"]
 
 # Imported for their @cli.command decorators.
-_COMMAND_MODULES = (log_commands, session_commands, memory_commands, report_commands)
+_COMMAND_MODULES = (
+    log_commands,
+    session_commands,
+    memory_commands,
+    report_commands,
+    audit_commands,
+)
 
 
 def main() -> None:

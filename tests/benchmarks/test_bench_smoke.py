@@ -50,3 +50,9 @@ def test_payloads_are_one_to_two_kilobytes() -> None:
     assert min(sizes) >= 1024
     assert max(sizes) <= 2048
     assert sum("tool_calls" in message for message in messages) == 100
+
+
+def test_merkle_benchmark_prints_every_figure() -> None:
+    output = quick_run("tests.benchmarks.bench_merkle")
+    for figure in ("inclusion_make_us", "consistency_verify_us", "ratio", "of the append p50"):
+        assert figure in output

@@ -190,3 +190,37 @@ async def test_independent_verifier_accepts_a_real_database(tmp_path: Path) -> N
         await store.append("租户", "session/旅行", [NewEvent(type="T", data={"n": 1.5})])
     assert independent_verify(database, "acme") == 12
     assert independent_verify(database, "租户") == 1
+
+
+def test_merkle_vectors_of_the_spec() -> None:
+    from eventstore.merkle import (
+        consistency_proof,
+        empty_root,
+        inclusion_proof,
+        leaf_hash,
+        root,
+        verify_consistency,
+        verify_inclusion,
+    )
+
+    text = SPEC.read_text(encoding="utf-8")
+    match = re.search(r"<!-- merkle-vectors -->\s*```json\n(.*?)\n```", text, re.S)
+    assert match, "docs/hash-spec.md lost its Merkle vectors"
+    vectors = json.loads(match.group(1))
+    leaves = [bytes.fromhex(h) for h in vectors["leaves"]]
+    assert empty_root().hex() == vectors["empty_root"]
+    assert [root(leaves[:n]).hex() for n in range(1, 9)] == vectors["roots"]
+
+    def subtree(lo: int, hi: int) -> bytes:
+        return root(leaves[lo:hi])
+
+    for case in vectors["inclusion"]:
+        index, size = case["index"], case["size"]
+        proof = [bytes.fromhex(p) for p in case["proof"]]
+        assert inclusion_proof(index, size, subtree) == proof
+        verify_inclusion(index, size, leaf_hash(leaves[index]), proof, root(leaves[:size]))
+    for case in vectors["consistency"]:
+        size1, size2 = case["size1"], case["size2"]
+        proof = [bytes.fromhex(p) for p in case["proof"]]
+        assert consistency_proof(size1, size2, subtree) == proof
+        verify_consistency(size1, size2, root(leaves[:size1]), root(leaves[:size2]), proof)

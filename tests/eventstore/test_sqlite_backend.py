@@ -14,6 +14,7 @@ from eventstore import (
     StorageError,
     UnsupportedDatabaseError,
 )
+from eventstore.sql.schema import SCHEMA_VERSION
 from eventstore.sql.sqlite import SqliteRecorder
 
 
@@ -28,7 +29,7 @@ async def test_wal_and_full_synchronous_by_default(tmp_path: Path) -> None:
     assert connection.execute("PRAGMA journal_mode").fetchone() == ("wal",)
     assert connection.execute(
         "SELECT value FROM ledger_meta WHERE key = 'schema_version'"
-    ).fetchone() == ("2",)
+    ).fetchone() == (str(SCHEMA_VERSION),)
 
 
 async def test_synchronous_is_configurable_and_checked(tmp_path: Path) -> None:
@@ -133,19 +134,22 @@ async def test_store_used_before_open_opens_itself(tmp_path: Path) -> None:
 
 
 async def test_schema_upgrade_from_version_1(tmp_path: Path) -> None:
-    """A version-1 database (no snapshots table) is upgraded in place when opened."""
+    """A version-1 database (no snapshots, no Merkle nodes) is upgraded in place when opened."""
     path = tmp_path / "ledger.db"
     async with EventStore.open(path) as store:
         await store.append("acme", "s", [NewEvent(type="T", data={})])
     connection = sqlite3.connect(path, isolation_level=None)
     connection.execute("DROP TABLE snapshots")
+    connection.execute("DROP TABLE merkle_nodes")
     connection.execute("UPDATE ledger_meta SET value = '1' WHERE key = 'schema_version'")
     connection.close()
     async with EventStore.open(path) as store:
         assert (await store.verify("acme")).ok
         assert await store.load_snapshot("acme", "view", "s") is None
+        assert await store.tree("acme").sync() == 0
+        assert len(await store.tree("acme").root(1)) == 32
     connection = sqlite3.connect(path)
     assert connection.execute(
         "SELECT value FROM ledger_meta WHERE key = 'schema_version'"
-    ).fetchone() == ("2",)
+    ).fetchone() == (str(SCHEMA_VERSION),)
     connection.close()

@@ -1,0 +1,178 @@
+"""Commands for auditors: ``keygen``, ``checkpoint``, ``export`` and ``verify-bundle``."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import click
+from rich.table import Table
+
+from eventstore.bundle import StoreSource, export_bundle, verify_bundle
+from eventstore.notes import NoteError, Signer, Verifier
+from projections.cli.common import (
+    EXIT_ERROR,
+    EXIT_FAILED_VERIFICATION,
+    cli,
+    open_store,
+    print_json,
+    run,
+    stderr,
+    stdout,
+)
+
+__all__: list[str] = []
+
+_KEY_NAME_ENV = "CTXLEDGER_KEY_NAME"
+
+
+@cli.command("keygen")
+@click.option("--name", required=True, help="The key's name, e.g. acme-audit-2026.")
+@click.option(
+    "-o",
+    "--output",
+    type=click.Path(dir_okay=False, path_type=Path),
+    required=True,
+    help="Where to write the private key (PEM); the verifier key goes to OUTPUT.pub.",
+)
+def keygen_command(name: str, output: Path) -> None:
+    """Create an Ed25519 signing key for checkpoints and print its verifier key."""
+    try:
+        signer = Signer.generate(name)
+    except NoteError as error:
+        raise click.BadParameter(str(error), param_hint="--name") from None
+    if output.exists():
+        raise click.UsageError(f"{output} exists; choose another file (keys are not overwritten)")
+    output.write_bytes(signer.to_pem())
+    os.chmod(output, 0o600)
+    public = output.with_name(output.name + ".pub")
+    public.write_text(signer.verifier.encode() + "\n", encoding="utf-8")
+    stdout.print(f"private key: {output} (keep it secret)\nverifier key ({public}):")
+    click.echo(signer.verifier.encode())
+
+
+@cli.command("checkpoint")
+@click.option("--tenant", required=True)
+@click.option(
+    "--key",
+    "key_file",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="The PEM signing key (default: the PEM text in CTXLEDGER_SIGNING_KEY).",
+)
+@click.option(
+    "--key-name",
+    envvar=_KEY_NAME_ENV,
+    required=True,
+    help=f"The signing key's name (or set {_KEY_NAME_ENV}).",
+)
+@click.option("--origin", help="The log's origin line (default: ctxledger/<tenant>).")
+@click.option("--json", "as_json", is_flag=True)
+@click.pass_context
+def checkpoint_command(
+    context: click.Context,
+    tenant: str,
+    key_file: Path | None,
+    key_name: str,
+    origin: str | None,
+    as_json: bool,
+) -> None:
+    """Sign the tenant's Merkle tree size and root (a C2SP checkpoint) and record it."""
+
+    async def action() -> dict[str, object]:
+        signer = Signer.load(key_name, key_file)
+        async with open_store(context) as store:
+            event = await store.checkpoint(tenant, signer, origin=origin)
+        assert event.data is not None
+        return {**event.data, "position": event.position}
+
+    checkpoint = run(action)
+    if as_json:
+        print_json(checkpoint)
+        return
+    stdout.print(
+        f"checkpoint of {tenant}: size {checkpoint['size']}, root {checkpoint['root']}, "
+        f"signed by {checkpoint['key_name']}; recorded at position {checkpoint['position']}"
+    )
+    click.echo(str(checkpoint["note"]), nl=False)
+
+
+@cli.command("export")
+@click.option("--tenant", required=True)
+@click.option("--stream", help="Only this stream (each event with its inclusion proof).")
+@click.option(
+    "-o",
+    "--output",
+    type=click.Path(dir_okay=False, path_type=Path),
+    required=True,
+    help="The bundle file to write (JSON).",
+)
+@click.pass_context
+def export_command(context: click.Context, tenant: str, stream: str | None, output: Path) -> None:
+    """Write an offline-verifiable bundle: envelopes, payloads (erased ones marked), signed
+    checkpoints and proofs, up to the newest checkpoint."""
+
+    async def action() -> dict[str, object]:
+        async with open_store(context) as store:
+            return await export_bundle(StoreSource(store), tenant, stream=stream)
+
+    bundle = run(action)
+    text = json.dumps(bundle, ensure_ascii=False, sort_keys=True, indent=1)
+    output.write_text(text + "\n", encoding="utf-8")
+    stdout.print(
+        f"wrote {output}: {len(bundle['events'])} events, {len(bundle['checkpoints'])} "  # type: ignore[arg-type]
+        f"checkpoints, tree size {bundle['tree_size']}"
+    )
+
+
+def _verifiers(keys: tuple[str, ...]) -> list[Verifier]:
+    found = []
+    for key in keys:
+        path = Path(key)
+        text = path.read_text(encoding="utf-8") if path.is_file() else key
+        try:
+            found.append(Verifier.parse(text))
+        except NoteError as error:
+            raise click.BadParameter(str(error), param_hint="--public-key") from None
+    return found
+
+
+@cli.command("verify-bundle")
+@click.argument("bundle", type=click.Path(dir_okay=False, exists=True, path_type=Path))
+@click.option(
+    "--public-key",
+    "keys",
+    multiple=True,
+    help="A verifier key (name+id+key) or a file holding one; repeatable (key rotation).",
+)
+@click.option("--json", "as_json", is_flag=True, help="The report as JSON.")
+def verify_bundle_command(bundle: Path, keys: tuple[str, ...], as_json: bool) -> None:
+    """Verify a bundle with no database: hashes, chains, signatures, forks, proofs. Exit 0 if
+    everything verifies, 1 if anything failed, 2 if the file cannot be read."""
+    verifiers = _verifiers(keys)
+    try:
+        document = json.loads(bundle.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as error:
+        stderr.print(f"[bold red]error:[/] cannot read {bundle}: {error}")
+        raise SystemExit(EXIT_ERROR) from None
+    report = verify_bundle(document, verifiers)
+    if as_json:
+        print_json(report.model_dump(mode="json"))
+    else:
+        state = "[green]verified[/]" if report.ok else "[bold red]FAILED[/]"
+        stdout.print(
+            f"{state}: tenant {report.tenant}, {report.events} events ({report.erased} erased),"
+            f" {report.checkpoints} checkpoints, tree size {report.tree_size}, signatures "
+            + (
+                f"verified: {report.signatures_verified}"
+                if report.signatures_checked
+                else "not checked (no --public-key)"
+            )
+        )
+        if report.failures:
+            table = Table("check", "position", "detail")
+            for failure in report.failures:
+                table.add_row(failure.check, str(failure.position or ""), failure.detail)
+            stdout.print(table)
+    if not report.ok:
+        raise SystemExit(EXIT_FAILED_VERIFICATION)

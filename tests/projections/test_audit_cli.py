@@ -1,0 +1,97 @@
+"""``keygen``, ``checkpoint``, ``export`` and ``verify-bundle`` through the console script."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from tests.projections.test_cli import ctxledger
+
+
+def test_checkpoint_export_and_verify_offline(tmp_path: Path) -> None:
+    db = tmp_path / "ledger.db"
+    for n in range(5):
+        result = ctxledger(
+            "append",
+            "--tenant",
+            "acme",
+            "--stream",
+            f"session/{n % 2}",
+            "--type",
+            "E",
+            "--data",
+            json.dumps({"n": n}),
+            db=db,
+        )
+        assert result.returncode == 0, result.stderr
+    key = tmp_path / "audit.pem"
+    made = ctxledger("keygen", "--name", "acme-audit", "-o", str(key))
+    assert made.returncode == 0, made.stderr
+    verifier = (tmp_path / "audit.pem.pub").read_text(encoding="utf-8").strip()
+    assert verifier.startswith("acme-audit+")
+    assert verifier in made.stdout
+    assert ctxledger("keygen", "--name", "x", "-o", str(key)).returncode == 2  # never overwrite
+
+    signed = ctxledger(
+        "checkpoint",
+        "--tenant",
+        "acme",
+        "--key",
+        str(key),
+        "--key-name",
+        "acme-audit",
+        "--json",
+        db=db,
+    )
+    assert signed.returncode == 0, signed.stderr
+    checkpoint = json.loads(signed.stdout)
+    assert checkpoint["size"] == 5
+    assert checkpoint["note"].startswith("ctxledger/acme\n5\n")
+    pem = key.read_text(encoding="utf-8")
+    again = ctxledger(
+        "checkpoint",
+        "--tenant",
+        "acme",
+        "--key-name",
+        "acme-audit",
+        db=db,
+        env={"CTXLEDGER_SIGNING_KEY": pem},
+    )
+    assert again.returncode == 0, again.stderr
+    assert "size 6" in again.stdout  # the first checkpoint is itself a leaf
+
+    bundle = tmp_path / "bundle.json"
+    exported = ctxledger("export", "--tenant", "acme", "-o", str(bundle), db=db)
+    assert exported.returncode == 0, exported.stderr
+    ok = ctxledger(
+        "verify-bundle", str(bundle), "--public-key", str(tmp_path / "audit.pem.pub"), "--json"
+    )
+    assert ok.returncode == 0, ok.stdout + ok.stderr
+    report = json.loads(ok.stdout)
+    assert report["ok"] is True
+    assert report["signatures_verified"] == 2
+    stream = tmp_path / "stream.json"
+    assert (
+        ctxledger(
+            "export", "--tenant", "acme", "--stream", "session/1", "-o", str(stream), db=db
+        ).returncode
+        == 0
+    )
+    assert ctxledger("verify-bundle", str(stream), "--public-key", verifier).returncode == 0
+
+    document = json.loads(bundle.read_text(encoding="utf-8"))
+    document["events"][1]["payload"] = document["events"][0]["payload"]
+    bundle.write_text(json.dumps(document), encoding="utf-8")
+    bad = ctxledger("verify-bundle", str(bundle), "--public-key", verifier)
+    assert bad.returncode == 1
+    assert "FAILED" in bad.stdout
+    assert "payload" in bad.stdout
+    garbage = tmp_path / "garbage.json"
+    garbage.write_text("{not json", encoding="utf-8")
+    assert ctxledger("verify-bundle", str(garbage)).returncode == 2
+    wrong_key = ctxledger("verify-bundle", str(stream), "--public-key", "nonsense")
+    assert wrong_key.returncode == 2
+    none = ctxledger("export", "--tenant", "nobody", "-o", str(tmp_path / "n.json"), db=db)
+    assert none.returncode == 2
+    assert "no checkpoint" in none.stderr
+    assert ctxledger("verify", "--tenant", "acme", db=db).returncode == 0
