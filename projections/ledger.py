@@ -586,6 +586,10 @@ class Session:
         await self._advance([event])
         return event
 
+    async def messages(self) -> list[Message]:
+        """The session's messages, in order (from the ledger's cached state: O(new events))."""
+        return list((await self._current()).messages)
+
     async def state(
         self,
         *,

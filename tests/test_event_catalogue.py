@@ -11,6 +11,8 @@ from eventstore.records import CHECKPOINT_EVENT_TYPE, ERASURE_EVENT_TYPE
 from projections.audit import ACCESS_REFUSED
 from projections.context import view
 from projections.demo import run_demo
+from projections.integrations import adk
+from projections.integrations.openai_agents import GENERATION_STARTED
 from projections.memory.events import MEMORY_EVENT_TYPES
 from tests.conftest import ROOT
 
@@ -21,6 +23,11 @@ TYPES = {
     ACCESS_REFUSED,
     ERASURE_EVENT_TYPE,
     CHECKPOINT_EVENT_TYPE,
+    GENERATION_STARTED,
+    adk.SESSION_CREATED,
+    adk.EVENT_APPENDED,
+    adk.SESSION_DELETED,
+    adk.STATE_CHANGED,
 }
 
 

@@ -1,0 +1,189 @@
+"""An OpenAI Agents SDK session backed by ctxledger.
+
+``LedgerSession`` implements the SDK's ``Session`` protocol (``get_items``, ``add_items``,
+``pop_item``, ``clear_session``) on the ledger, so an agent keeps its code and changes one
+line::
+
+    session = LedgerSession("user-42", ledger, tenant_id="acme")
+    result = await Runner.run(agent, "Hello", session=session)
+
+Items are Responses-format items, stored as ``MessageAppended`` events through the Responses
+adapter (tool calls and their outputs stay one group). The destructive calls are not
+destructive underneath: the session's current items live in a *generation* stream
+``session/<id>~<generation>``; ``clear_session`` starts an empty generation and ``pop_item``
+starts one holding every item but the last, each recorded as ``GenerationStarted`` on
+``agents/<id>``. Nothing is deleted: older generations stay in the log, ``verify`` passes, and
+:meth:`LedgerSession.items_at` gives the items as they were at any earlier tenant position.
+
+With ``compaction`` set, ``get_items`` returns the compacted context instead of the raw
+history: a tool-safe window, pins and a validated summary under the token budget (compacting
+first when the context crosses the trigger), so long sessions never overflow.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from uuid_utils.compat import uuid7
+
+from eventstore import NewEvent
+from projections.context.budget import Budget
+from projections.context.formats import from_messages, to_messages
+from projections.context.view import ContextView
+from projections.ledger import Ledger, Session
+from projections.summaries.offline import Summarizer
+
+if TYPE_CHECKING:
+    from agents.memory.session_settings import SessionSettings
+
+__all__ = ["GENERATION_STARTED", "CompactionSettings", "LedgerSession"]
+
+GENERATION_STARTED = "GenerationStarted"
+
+
+@dataclass(frozen=True)
+class CompactionSettings:
+    """How ``get_items`` compacts: the model's budget, the groups always kept, the summarizer
+    (the offline one by default) and how much room a compaction makes."""
+
+    budget: Budget
+    keep_groups: int = 6
+    summarizer: Summarizer | None = None
+    target: float = 0.5
+    summary_budget: int = 2000
+
+
+class LedgerSession:
+    """A ``Session`` of the OpenAI Agents SDK on a ctxledger ledger (see the module doc).
+
+    Args:
+        session_id: the SDK's session id.
+        ledger: the ledger (its store holds everything).
+        tenant_id: the tenant; required, like everywhere in ctxledger.
+        user_id: the user, for long-term memory proposals from summaries.
+        compaction: return the compacted context from ``get_items`` (off by default).
+    """
+
+    session_settings: SessionSettings | None = None
+
+    def __init__(
+        self,
+        session_id: str,
+        ledger: Ledger,
+        *,
+        tenant_id: str,
+        user_id: str | None = None,
+        compaction: CompactionSettings | None = None,
+    ) -> None:
+        if not session_id or "/" in session_id or "~" in session_id:
+            raise ValueError(f"a session id is non-empty, without '/' or '~', got {session_id!r}")
+        self.session_id = session_id
+        self.ledger = ledger
+        self.tenant_id = tenant_id
+        self.user_id = user_id
+        self.compaction = compaction
+        self.control_stream = f"agents/{session_id}"
+
+    async def _generation(self, at_position: int | None = None) -> tuple[str, int]:
+        """The current generation's name and the control stream's version."""
+        events = await self.ledger.store.read_stream(self.tenant_id, self.control_stream)
+        if at_position is not None:
+            events = [e for e in events if e.position <= at_position]
+        if not events or events[-1].data is None:
+            return "0", len(events)
+        return str(events[-1].data["generation"]), events[-1].version
+
+    def _session(self, generation: str) -> Session:
+        return self.ledger.session(
+            self.tenant_id, f"{self.session_id}~{generation}", user_id=self.user_id
+        )
+
+    async def current(self) -> Session:
+        """The ctxledger session holding the current items."""
+        return self._session((await self._generation())[0])
+
+    async def get_items(self, limit: int | None = None) -> list[Any]:
+        """The session's items, oldest first (the latest ``limit``), or with ``compaction``
+        the compacted context in Responses format."""
+        session = await self.current()
+        items: list[Any]
+        if self.compaction is None:
+            items = from_messages("responses", await session.messages())
+        else:
+            items = await self._compacted(session)
+        if limit is not None:
+            items = items[-limit:] if limit > 0 else []
+        return items
+
+    async def _compacted(self, session: Session) -> list[Any]:
+        settings = self.compaction
+        assert settings is not None
+        rendered = await session.render(settings.budget, keep_groups=settings.keep_groups)
+        if settings.budget.need_compaction(rendered.manifest.tokens["total"]):
+            await session.compact(
+                settings.budget,
+                summarizer=settings.summarizer,
+                keep_groups=settings.keep_groups,
+                target=settings.target,
+                summary_budget=settings.summary_budget,
+            )
+        rendered = await session.render(
+            settings.budget, keep_groups=settings.keep_groups, fmt="responses"
+        )
+        items: list[Any] = rendered.wire
+        return items
+
+    async def add_items(self, items: list[Any]) -> None:
+        """Append items (one event per message; a call and its outputs stay one group)."""
+        if not items:
+            return
+        session = await self.current()
+        await session.append(to_messages("responses", [dict(item) for item in items]))
+
+    async def pop_item(self) -> Any | None:
+        """Remove the most recent item from what the session returns, and return it. The log
+        keeps it: a new generation starts with every item but the last."""
+        generation, version = await self._generation()
+        items = from_messages("responses", await self._session(generation).messages())
+        if not items:
+            return None
+        await self._start_generation(version, "pop_item", items[:-1])
+        return items[-1]
+
+    async def clear_session(self) -> None:
+        """Return no items from now on. The log keeps them: a new, empty generation starts."""
+        _, version = await self._generation()
+        await self._start_generation(version, "clear_session", [])
+
+    async def _start_generation(self, version: int, reason: str, items: list[Any]) -> None:
+        # The new generation's stream is written first and only then named on the control
+        # stream, so a crash in between leaves an unreferenced stream, never a half state.
+        generation = f"{version + 1}-{str(uuid7())[-12:]}"
+        if items:
+            await self._session(generation).append(
+                to_messages("responses", items), expected_version=0
+            )
+        # expected_version: a concurrent pop or clear makes this one fail (ConcurrencyError)
+        # instead of silently forking the session.
+        await self.ledger.store.append(
+            self.tenant_id,
+            self.control_stream,
+            [
+                NewEvent(
+                    type=GENERATION_STARTED,
+                    data={"generation": generation, "reason": reason, "items": len(items)},
+                )
+            ],
+            expected_version=version,
+        )
+
+    async def items_at(self, position: int) -> list[Any]:
+        """The items the session returned when the tenant's log was at ``position`` (time
+        travel across pops and clears)."""
+        generation, _ = await self._generation(at_position=position)
+        session = self._session(generation)
+        events = await self.ledger.store.read_stream(self.tenant_id, session.stream_id)
+        state = ContextView.fold([e for e in events if e.position <= position])
+        items: list[Any] = from_messages("responses", state.messages)
+        return items

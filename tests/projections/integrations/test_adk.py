@@ -1,0 +1,125 @@
+"""Google ADK on ctxledger: the same operations on ADK's own InMemorySessionService (the
+reference) and on ``LedgerSessionService`` give the same sessions; a reload in a new store
+instance keeps them; delete is an event plus erasure."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+from google.adk.errors.already_exists_error import AlreadyExistsError
+from google.adk.errors.session_not_found_error import SessionNotFoundError
+from google.adk.events.event import Event
+from google.adk.events.event_actions import EventActions
+from google.adk.sessions import InMemorySessionService
+from google.adk.sessions.base_session_service import BaseSessionService, GetSessionConfig
+from google.genai import types
+
+from eventstore import EventStore
+from projections.integrations.adk import LedgerSessionService
+
+
+def event(author: str, text: str, delta: dict[str, Any] | None = None, n: int = 0) -> Event:
+    return Event(
+        id=f"e{n}",
+        invocation_id="inv-1",
+        author=author,
+        timestamp=1_700_000_000.0 + n,
+        content=types.Content(
+            role="user" if author == "user" else "model", parts=[types.Part(text=text)]
+        ),
+        actions=EventActions(state_delta=delta or {}),
+    )
+
+
+async def play(service: BaseSessionService) -> dict[str, Any]:
+    """A script of ADK operations; returns what ADK callers observe."""
+    session = await service.create_session(
+        app_name="trips",
+        user_id="ana",
+        session_id="s1",
+        state={"app:currency": "CNY", "user:lang": "zh", "budget": 200, "temp:draft": 1},
+    )
+    seen: dict[str, Any] = {"created": dict(session.state)}
+    await service.append_event(session, event("user", "Plan Hangzhou", {"step": 1}, 1))
+    await service.append_event(
+        session,
+        event("planner", "G7311 fits", {"temp:scratch": "x", "user:seat": "window", "step": 2}, 2),
+    )
+    seen["in_memory_after_temp"] = session.state.get("temp:scratch")
+    other = await service.create_session(app_name="trips", user_id="bo", session_id="s2")
+    await service.append_event(other, event("user", "Hi", {"app:season": "autumn"}, 3))
+    loaded = await service.get_session(app_name="trips", user_id="ana", session_id="s1")
+    assert loaded is not None
+    seen["state"] = dict(loaded.state)
+    seen["events"] = [(e.id, e.author, e.content.parts[0].text) for e in loaded.events]  # type: ignore[union-attr,index]
+    seen["deltas"] = [dict(e.actions.state_delta) for e in loaded.events]
+    recent = await service.get_session(
+        app_name="trips",
+        user_id="ana",
+        session_id="s1",
+        config=GetSessionConfig(num_recent_events=1),
+    )
+    assert recent is not None
+    seen["recent"] = [e.id for e in recent.events]
+    listed = await service.list_sessions(app_name="trips")
+    seen["listed"] = sorted((s.user_id, s.id, len(s.events)) for s in listed.sessions)
+    seen["user_state"] = await service.get_user_state(app_name="trips", user_id="ana")
+    return seen
+
+
+async def test_same_behaviour_as_adk_reference(tmp_path: Path) -> None:
+    reference = await play(InMemorySessionService())
+    async with EventStore.open(tmp_path / "ledger.db") as store:
+        ours = await play(LedgerSessionService(store, tenant_id="acme"))
+    assert ours == reference
+    assert ours["state"] == {
+        "budget": 200,
+        "step": 2,
+        "app:currency": "CNY",
+        "app:season": "autumn",
+        "user:lang": "zh",
+        "user:seat": "window",
+    }
+    assert all(not k.startswith("temp:") for d in ours["deltas"] for k in d)
+
+
+async def test_reload_list_delete_and_verify(tmp_path: Path) -> None:
+    path = tmp_path / "ledger.db"
+    async with EventStore.open(path) as store:
+        await play(LedgerSessionService(store, tenant_id="acme"))
+    async with EventStore.open(path) as store:
+        service = LedgerSessionService(store, tenant_id="acme")
+        session = await service.get_session(app_name="trips", user_id="ana", session_id="s1")
+        assert session is not None
+        assert [e.id for e in session.events] == ["e1", "e2"]
+        assert session.state["user:seat"] == "window"
+        with pytest.raises(AlreadyExistsError):
+            await service.create_session(app_name="trips", user_id="ana", session_id="s1")
+        # An equal re-delivery of an event is recorded once.
+        await service.append_event(
+            session, event("planner", "G7311 fits", {"user:seat": "window", "step": 2}, 2)
+        )
+        again = await service.get_session(app_name="trips", user_id="ana", session_id="s1")
+        assert again is not None
+        assert [e.id for e in again.events] == ["e1", "e2"]
+
+        await service.delete_session(app_name="trips", user_id="ana", session_id="s1")
+        assert await service.get_session(app_name="trips", user_id="ana", session_id="s1") is None
+        listed = await service.list_sessions(app_name="trips", user_id="ana")
+        assert listed.sessions == []
+        with pytest.raises(SessionNotFoundError):
+            await service.append_event(session, event("user", "late", None, 9))
+        stream = await store.read_stream("acme", "adk-session/trips/ana/s1")
+        assert [e.type for e in stream][-1] == "AdkSessionDeleted"
+        assert all(e.erased for e in stream[:-1])  # payloads erased, envelopes kept
+        assert (await store.verify("acme")).ok
+        # The user's shared state outlives one session, as in ADK.
+        assert await service.get_user_state(app_name="trips", user_id="ana") == {
+            "lang": "zh",
+            "seat": "window",
+        }
+        recreated = await service.create_session(app_name="trips", user_id="ana", session_id="s1")
+        assert recreated.events == []
+        assert (await store.verify("acme")).ok
