@@ -16,7 +16,8 @@ Streams (per tenant):
 
 A session event is written first and its app and user deltas after it, with ids derived from
 the session event; if a process dies in between, the next write to that session completes them
-(the retry is idempotent). Deleting a session appends ``AdkSessionDeleted`` and erases the
+(the retry is idempotent). A write from a session object that missed another writer's event
+raises ADK's ``StaleSessionError``. Deleting a session appends ``AdkSessionDeleted`` and erases the
 payloads of the session's events: never a silent row delete, and ``verify`` stays green.
 """
 
@@ -25,6 +26,7 @@ from __future__ import annotations
 import uuid
 from typing import Any
 
+from google.adk.errors._stale_session_error import StaleSessionError
 from google.adk.errors.already_exists_error import AlreadyExistsError
 from google.adk.errors.session_not_found_error import SessionNotFoundError
 from google.adk.events.event import Event
@@ -189,6 +191,7 @@ class LedgerSessionService(BaseSessionService):
             state=_split(initial)["session"],
             last_update_time=created.recorded_at.timestamp(),
         )
+        session._storage_update_marker = str(created.version)
         return await self._merged(app_name, user_id, session)
 
     async def get_session(
@@ -241,6 +244,7 @@ class LedgerSessionService(BaseSessionService):
             events=loaded,
             last_update_time=updated,
         )
+        session._storage_update_marker = str(events[-1].version)
         return await self._merged(app_name, user_id, session)
 
     async def list_sessions(
@@ -278,6 +282,34 @@ class LedgerSessionService(BaseSessionService):
             requested_by="adk-session-service",
         )
 
+    @staticmethod
+    def _refuse_stale(session: Session, live: list[RecordedEvent]) -> None:
+        """Refuse a write from a session object that has not seen the latest stored event
+        (another writer appended meanwhile), as ADK's database service does: by the stream
+        version the object was loaded at (ADK's storage marker), else by its events."""
+        marker = session._storage_update_marker
+        if marker is not None:
+            if marker != str(live[-1].version):
+                raise StaleSessionError(
+                    f"session {session.id} changed since this copy was loaded (stream version "
+                    f"{live[-1].version}, the copy has {marker}); reload it with get_session "
+                    f"and retry"
+                )
+            return
+        stored = [e for e in live if e.type == EVENT_APPENDED and e.data is not None]
+        if not stored:
+            return
+        assert stored[-1].data is not None
+        latest = stored[-1].data["event"]
+        if latest.get("id") in {e.id for e in session.events}:
+            return
+        # A copy loaded without events (num_recent_events=0) can only be judged by time.
+        if session.events or latest.get("timestamp", 0) > session.last_update_time:
+            raise StaleSessionError(
+                f"session {session.id} changed since this copy was loaded (its latest event "
+                f"is {latest.get('id')!r}); reload it with get_session and retry"
+            )
+
     async def get_user_state(self, *, app_name: str, user_id: str) -> dict[str, Any]:
         return await self._fold_state(self._user_stream(app_name, user_id))
 
@@ -289,6 +321,7 @@ class LedgerSessionService(BaseSessionService):
         if not live:
             raise SessionNotFoundError(f"Session {session.id} not found.")
         await self._complete(session.app_name, session.user_id, live)
+        self._refuse_stale(session, live)
         # ADK's own bookkeeping: temp: state into the in-memory session only, then the delta
         # trimmed of temp: keys, then the event applied to the session object.
         event = await super().append_event(session=session, event=event)
@@ -308,4 +341,5 @@ class LedgerSessionService(BaseSessionService):
         state_delta = (event.actions.state_delta if event.actions else None) or {}
         await self._shared_deltas(session.app_name, session.user_id, recorded, state_delta)
         session.last_update_time = event.timestamp
+        session._storage_update_marker = str(recorded.version)
         return event

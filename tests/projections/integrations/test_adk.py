@@ -123,3 +123,25 @@ async def test_reload_list_delete_and_verify(tmp_path: Path) -> None:
         recreated = await service.create_session(app_name="trips", user_id="ana", session_id="s1")
         assert recreated.events == []
         assert (await store.verify("acme")).ok
+
+
+async def test_a_stale_copy_cannot_write(tmp_path: Path) -> None:
+    from google.adk.errors._stale_session_error import StaleSessionError
+
+    async with EventStore.open(tmp_path / "ledger.db") as store:
+        service = LedgerSessionService(store, tenant_id="acme")
+        await service.create_session(app_name="trips", user_id="ana", session_id="s")
+        first = await service.get_session(app_name="trips", user_id="ana", session_id="s")
+        second = await service.get_session(app_name="trips", user_id="ana", session_id="s")
+        assert first is not None
+        assert second is not None
+        await service.append_event(first, event("user", "from A", None, 1))
+        with pytest.raises(StaleSessionError, match="reload it"):
+            await service.append_event(second, event("user", "from B", None, 2))
+        fresh = await service.get_session(app_name="trips", user_id="ana", session_id="s")
+        assert fresh is not None
+        await service.append_event(fresh, event("user", "from B", None, 2))
+        await service.append_event(fresh, event("user", "again", None, 3))
+        final = await service.get_session(app_name="trips", user_id="ana", session_id="s")
+        assert final is not None
+        assert [e.id for e in final.events] == ["e1", "e2", "e3"]
