@@ -28,7 +28,7 @@ from eventstore.merkle import (
     Algorithm,
     ProofError,
     leaf_hash,
-    node_hash,
+    prefix_roots,
     verify_consistency,
     verify_inclusion,
 )
@@ -337,27 +337,19 @@ def _check_roots(
     leaves: list[bytes], roots: dict[int, bytes], algorithm: Algorithm, fail: Any
 ) -> None:
     """Recompute the root at every checkpointed size from the events (a full export)."""
-    stack: list[tuple[int, bytes]] = []
-    wanted = sorted(roots)
-    for size in wanted:
+    for size in sorted(roots):
         if size > len(leaves):
-            fail("tree size", f"checkpoint size {size} is beyond the {len(leaves)} exported events")
-    for count, data in enumerate(leaves, start=1):
-        width, digest = 1, leaf_hash(data, algorithm)
-        while stack and stack[-1][0] == width:
-            left_width, left = stack.pop()
-            width, digest = left_width + width, node_hash(left, digest, algorithm)
-        stack.append((width, digest))
-        if count in roots:
-            top = stack[-1][1]
-            for _, left in reversed(stack[:-1]):
-                top = node_hash(left, top, algorithm)
-            if top != roots[count]:
-                fail(
-                    "root",
-                    f"the events give root {top.hex()} for size {count}, the "
-                    f"checkpoint says {roots[count].hex()}",
-                )
+            fail(
+                "tree size",
+                f"checkpoint size {size} is beyond the {len(leaves)} exported events",
+            )
+    for size, top in prefix_roots(leaves, roots.keys(), algorithm).items():
+        if top != roots[size]:
+            fail(
+                "root",
+                f"the events give root {top.hex()} for size {size}, the checkpoint says "
+                f"{roots[size].hex()}",
+            )
 
 
 def _report(

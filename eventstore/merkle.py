@@ -16,7 +16,7 @@ verification, which needs nothing but the proof, the sizes and the hashes.
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Iterable, Sequence
 from typing import Literal
 
 from blake3 import blake3
@@ -37,6 +37,7 @@ __all__ = [
     "largest_power_of_two_below",
     "leaf_hash",
     "node_hash",
+    "prefix_roots",
     "root",
     "root_from_inclusion_proof",
     "verify_consistency",
@@ -86,22 +87,35 @@ def largest_power_of_two_below(n: int) -> int:
 
 
 def root(leaves: Sequence[bytes], algorithm: Algorithm = "blake3") -> bytes:
-    """The tree hash of ``leaves`` (raw leaf data, hashed here), iteratively: O(n) hashes."""
+    """The tree hash of ``leaves`` (raw leaf data, hashed here): O(n) hashes."""
     if not leaves:
         return empty_root(algorithm)
-    # A stack of (size, hash) of perfect subtrees, merged as in a binary counter, then folded
-    # right to left: the same shape as RFC 9162's recursive definition.
+    return prefix_roots(leaves, {len(leaves)}, algorithm)[len(leaves)]
+
+
+def prefix_roots(
+    leaves: Iterable[bytes], sizes: Collection[int], algorithm: Algorithm = "blake3"
+) -> dict[int, bytes]:
+    """The roots of the trees of the first ``n`` leaves, for every ``n`` in ``sizes`` that the
+    leaves reach, in one pass over them."""
+    roots: dict[int, bytes] = {}
+    if 0 in sizes:
+        roots[0] = empty_root(algorithm)
+    # A stack of (size, hash) of perfect subtrees, merged as in a binary counter; folded right
+    # to left it gives the same shape as RFC 9162's recursive definition.
     stack: list[tuple[int, bytes]] = []
-    for data in leaves:
+    for count, data in enumerate(leaves, start=1):
         size, digest = 1, leaf_hash(data, algorithm)
         while stack and stack[-1][0] == size:
             left_size, left = stack.pop()
             size, digest = left_size + size, node_hash(left, digest, algorithm)
         stack.append((size, digest))
-    digest = stack[-1][1]
-    for _, left in reversed(stack[:-1]):
-        digest = node_hash(left, digest, algorithm)
-    return digest
+        if count in sizes:
+            top = stack[-1][1]
+            for _, left in reversed(stack[:-1]):
+                top = node_hash(left, top, algorithm)
+            roots[count] = top
+    return roots
 
 
 def inclusion_ranges(index: int, size: int) -> list[tuple[int, int]]:

@@ -586,9 +586,14 @@ class Session:
         await self._advance([event])
         return event
 
+    async def latest(self) -> SessionState:
+        """The session's latest state, as the ledger keeps it current (O(new events) to catch
+        up); read it, never change it. :meth:`state` folds a fresh copy from the log instead."""
+        return await self._current()
+
     async def messages(self) -> list[Message]:
-        """The session's messages, in order (from the ledger's cached state: O(new events))."""
-        return list((await self._current()).messages)
+        """The session's messages, in order (from :meth:`latest`)."""
+        return list((await self.latest()).messages)
 
     async def state(
         self,

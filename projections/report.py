@@ -25,6 +25,7 @@ from projections.context.view import (
     SUMMARY_REJECTED,
     SUMMARY_ROLLED_BACK,
 )
+from projections.errors import MessageValidationError
 from projections.ledger import Ledger
 
 __all__ = ["build_report", "report_data"]
@@ -64,8 +65,6 @@ async def report_data(
     session = ledger.session(tenant_id, session_id)
     events = await ledger.store.read_stream(tenant_id, session.stream_id)
     if not events:
-        from projections.errors import MessageValidationError
-
         raise MessageValidationError(
             f"tenant {tenant_id!r} has no session {session_id!r}: see 'ctxledger streams'"
         )
@@ -102,7 +101,7 @@ async def report_data(
             "summary_version": rendered.manifest.summary_version,
             "request_hash": rendered.manifest.request_hash,
         }
-    state = await session.state()
+    state = await session.latest()
     history = 0
     calls = []
     compactions = []

@@ -197,7 +197,7 @@ async def session_stats(
     fold = SessionStatsFold()
     for event in await ledger.store.read_stream(tenant_id, session.stream_id):
         fold.apply(event)
-    state = await session.state()
+    state = await session.latest()
     if budget is None and fold.last_budget is not None:
         budget = Budget.model_validate(
             {k: v for k, v in fold.last_budget.items() if k in Budget.model_fields}

@@ -16,10 +16,10 @@ from pathlib import Path
 from typing import Any
 
 from rich.console import Console
-from rich.panel import Panel
 from rich.table import Table
 
 from eventstore import ConcurrencyError, EventStore, NewEvent, RecordedEvent
+from projections.demo.narrator import Narrator
 from projections.render import failure_table
 
 __all__ = ["TOUR_TENANT", "run_tour"]
@@ -60,28 +60,13 @@ CONVERSATION: list[dict[str, Any]] = [
 ]
 
 
-class _Narrator:
-    def __init__(self, console: Console | None) -> None:
-        self.console = console
-        self.steps: list[dict[str, Any]] = []
-
-    def step(self, title: str, text: str, **facts: Any) -> None:
-        self.steps.append({"step": title, "text": text, **facts})
-        if self.console is not None:
-            self.console.print(Panel(text, title=f"[bold]{len(self.steps)}. {title}", expand=False))
-
-    def show(self, renderable: Any) -> None:
-        if self.console is not None:
-            self.console.print(renderable)
-
-
 async def run_tour(database: Path | None, *, console: Console | None) -> dict[str, Any]:
     """Play the tour; return a transcript (steps with their facts)."""
     if database is None:
         path = Path(tempfile.mkdtemp(prefix="ctxledger-demo-")) / "ledger.db"
     else:
         path = database
-    narrator = _Narrator(console)
+    narrator = Narrator(console)
     async with EventStore.open(path) as store:
         recorded = await _append_conversation(store, narrator)
         await _retry_and_conflict(store, narrator, recorded)
@@ -103,7 +88,7 @@ async def run_tour(database: Path | None, *, console: Console | None) -> dict[st
     return {"database": str(path), "steps": narrator.steps}
 
 
-async def _append_conversation(store: EventStore, narrator: _Narrator) -> list[RecordedEvent]:
+async def _append_conversation(store: EventStore, narrator: Narrator) -> list[RecordedEvent]:
     events = [
         NewEvent(type="MessageAppended", data=message, event_id=uuid.uuid4(), actor="agent")
         for message in CONVERSATION
@@ -131,7 +116,7 @@ async def _append_conversation(store: EventStore, narrator: _Narrator) -> list[R
 
 
 async def _retry_and_conflict(
-    store: EventStore, narrator: _Narrator, recorded: list[RecordedEvent]
+    store: EventStore, narrator: Narrator, recorded: list[RecordedEvent]
 ) -> None:
     last = recorded[-1]
     assert last.data is not None
@@ -158,7 +143,7 @@ async def _retry_and_conflict(
 
 
 async def _erase_personal_data(
-    store: EventStore, narrator: _Narrator, message: RecordedEvent
+    store: EventStore, narrator: Narrator, message: RecordedEvent
 ) -> None:
     receipt = await store.erase(
         TOUR_TENANT,
@@ -181,7 +166,7 @@ async def _erase_personal_data(
     )
 
 
-async def _tamper_with_a_copy(path: Path, narrator: _Narrator) -> None:
+async def _tamper_with_a_copy(path: Path, narrator: Narrator) -> None:
     copy = path.with_name(path.stem + "-tampered.db")
     shutil.copy(path, copy)
     connection = sqlite3.connect(copy, isolation_level=None)

@@ -51,6 +51,7 @@ from eventstore.sql.rows import SELECT_EVENTS, contiguous, stored_event
 from eventstore.sql.schema import (
     POSTGRES_DDL,
     SCHEMA_VERSION,
+    TENANT_TABLES,
     events,
     ledger_meta,
     metadata,
@@ -63,15 +64,6 @@ __all__ = ["PostgresRecorder"]
 
 _DIALECT = postgresql.dialect(paramstyle="numeric_dollar")  # type: ignore[no-untyped-call]
 _SETUP_LOCK = 0x637478_6C6564  # advisory lock id for schema set-up ("ctxled")
-_RLS_TABLES = (
-    "events",
-    "payloads",
-    "erasures",
-    "stream_heads",
-    "tenant_heads",
-    "snapshots",
-    "merkle_nodes",
-)
 
 
 def _sql(statement: ClauseElement) -> str:
@@ -290,7 +282,7 @@ class PostgresRecorder:
                         str(SCHEMA_VERSION),
                     )
         if self.row_level_security and self.create:
-            for table in _RLS_TABLES:
+            for table in TENANT_TABLES:
                 await db.execute(f"ALTER TABLE {table} ENABLE ROW LEVEL SECURITY")
 
     async def _schema_version(self, db: Any) -> int | None:

@@ -34,6 +34,7 @@ __all__ = [
     "POSTGRES_DDL",
     "SCHEMA_VERSION",
     "SQLITE_TRIGGERS",
+    "TENANT_TABLES",
     "erasures",
     "events",
     "ledger_meta",
@@ -206,6 +207,17 @@ def _pg_refuse(name: str, table: str, when: str, message: str) -> str:
 
 
 #: PostgreSQL functions, triggers and row-level-security policies (run after the tables).
+#: Every table keyed by tenant: row-level security covers exactly these.
+TENANT_TABLES = (
+    "events",
+    "payloads",
+    "erasures",
+    "stream_heads",
+    "tenant_heads",
+    "snapshots",
+    "merkle_nodes",
+)
+
 POSTGRES_DDL: tuple[str, ...] = (
     # Locks the tenant's head row, then reads the stream head. Separate statements on purpose:
     # in READ COMMITTED a statement that waited for a row lock re-checks only the locked row,
@@ -274,14 +286,6 @@ POSTGRES_DDL: tuple[str, ...] = (
         f"CREATE POLICY {table}_tenant ON {table} "
         f"USING (tenant_id = current_setting('ctxledger.tenant', true)) "
         f"WITH CHECK (tenant_id = current_setting('ctxledger.tenant', true))"
-        for table in (
-            "events",
-            "payloads",
-            "erasures",
-            "stream_heads",
-            "tenant_heads",
-            "snapshots",
-            "merkle_nodes",
-        )
+        for table in TENANT_TABLES
     ),
 )

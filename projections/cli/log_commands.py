@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 import sys
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Coroutine, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
@@ -318,36 +318,42 @@ def tenants_command(context: click.Context, as_json: bool) -> None:
             stdout.print(name)
 
 
-@cli.command("demo")
-@click.option(
+_NARRATED_DB = click.option(
     "--db",
-    "demo_db",
+    "database",
     type=click.Path(dir_okay=False, path_type=Path),
-    help="Write the demo log here instead of a fresh temporary file.",
+    help="Write its log here instead of a fresh temporary file.",
 )
-@click.option("--json", "as_json", is_flag=True, help="A machine-readable transcript.")
-def demo_command(demo_db: Path | None, as_json: bool) -> None:
+_NARRATED_JSON = click.option(
+    "--json", "as_json", is_flag=True, help="A machine-readable transcript."
+)
+
+
+def _narrate(
+    play: Callable[..., Coroutine[Any, Any, Any]], database: Path | None, as_json: bool
+) -> None:
+    """Run a narrated walk-through: panels for people, or the transcript as JSON."""
+    transcript = run(lambda: play(database, console=None if as_json else stdout))
+    if as_json:
+        print_json(transcript)
+
+
+@cli.command("demo")
+@_NARRATED_DB
+@_NARRATED_JSON
+def demo_command(database: Path | None, as_json: bool) -> None:
     """The Shanghai→Hangzhou weekend trip, end to end: pins, tool calls, compaction behind the
     gate, rollback, evidence, consent-gated memory, verify, time travel."""
     from projections.demo import run_demo
 
-    transcript = run(lambda: run_demo(demo_db, console=None if as_json else stdout))
-    if as_json:
-        print_json(transcript)
+    _narrate(run_demo, database, as_json)
 
 
 @cli.command("tour")
-@click.option(
-    "--db",
-    "tour_db",
-    type=click.Path(dir_okay=False, path_type=Path),
-    help="Write the tour's log here instead of a fresh temporary file.",
-)
-@click.option("--json", "as_json", is_flag=True, help="A machine-readable transcript.")
-def tour_command(tour_db: Path | None, as_json: bool) -> None:
+@_NARRATED_DB
+@_NARRATED_JSON
+def tour_command(database: Path | None, as_json: bool) -> None:
     """A guided tour of the log: append, retry, conflict, erase, verify, catch tampering."""
     from projections.tour import run_tour
 
-    transcript = run(lambda: run_tour(tour_db, console=None if as_json else stdout))
-    if as_json:
-        print_json(transcript)
+    _narrate(run_tour, database, as_json)

@@ -17,7 +17,7 @@ from projections.context.messages import Message, text_of
 from projections.context.view import RenderedContext
 from projections.demo.conversation import Turn, tool_call_arguments, trip_turns
 from projections.demo.narrator import Narrator, budget_bar
-from projections.ledger import Ledger, Session
+from projections.ledger import CompactionOutcome, Ledger, Session
 from projections.memory import Promoter
 from projections.summaries.offline import SummaryRequest, offline_summarizer
 from projections.summaries.schema import CompactionSummary, Fact
@@ -112,7 +112,7 @@ class _Trip:
     async def _maybe_compact(self, index: int) -> None:
         rendered = await self.render()
         tokens = rendered.manifest.tokens["total"]
-        state = await self.session.state()
+        state = await self.session.latest()
         history = sum(state.tokens.values())
         # The first time, the whole history crossing the trigger starts the story; after that,
         # the agent loop's rule: compact when the context it would send crosses the trigger.
@@ -126,7 +126,7 @@ class _Trip:
         outcome = await self.session.compact(
             DEMO_BUDGET, keep_groups=KEEP_GROUPS, target=TARGET, summary_budget=SUMMARY_TOKENS
         )
-        await self._report_compaction(outcome.summary_version, outcome.result, index)
+        await self._report_compaction(outcome, index)
 
     async def _first_crossing(self, index: int, history: int, rendered: RenderedContext) -> None:
         usable, trigger = DEMO_BUDGET.usable, DEMO_BUDGET.trigger
@@ -173,20 +173,17 @@ class _Trip:
         good = await self.session.compact(
             DEMO_BUDGET, keep_groups=KEEP_GROUPS, target=TARGET, summary_budget=SUMMARY_TOKENS
         )
-        await self._report_compaction(good.summary_version, good.result, index)
+        await self._report_compaction(good, index)
 
-    async def _report_compaction(self, version: int | None, result: str, index: int) -> None:
-        if result != "committed":
+    async def _report_compaction(self, outcome: CompactionOutcome, index: int) -> None:
+        if outcome.result != "committed" or outcome.event is None:
             return
-        state = await self.session.state()
+        version = outcome.summary_version
+        state = await self.session.latest()
         summary = state.summaries[version or 0]
         rendered = await self.render()
         self.compactions.append({"version": version, "turn": index})
-        event_data = next(
-            e.data
-            for e in reversed(await self.store.read_stream(DEMO_TENANT, self.session.stream_id))
-            if e.type == "SummaryCommitted"
-        )
+        event_data = outcome.event.data
         assert event_data is not None
         self.narrator.step(
             f"summary v{version} committed",
@@ -221,7 +218,7 @@ async def run_demo(database: Path | None, *, console: Any = None) -> dict[str, A
         turns = trip_turns()
         for index, turn in enumerate(turns[:10], start=1):
             await trip.play(index, turn)
-        state = await trip.session.state()
+        state = await trip.session.latest()
         narrator.step(
             "constraints pinned",
             "The user fixed five constraints; each message is pinned, so it stays in the "
@@ -251,12 +248,12 @@ async def run_demo(database: Path | None, *, console: Any = None) -> dict[str, A
 
 
 async def _rollback(trip: _Trip) -> None:
-    state = await trip.session.state()
+    state = await trip.session.latest()
     active = state.cut().summary()
     assert active is not None, "the demo has compacted by now"
     assert active.parent is not None, "the demo compacts twice"
     event = await trip.session.rollback(reason="operator review: show a rollback")
-    after = (await trip.session.state()).cut().summary()
+    after = (await trip.session.latest()).cut().summary()
     trip.narrator.step(
         "rollback",
         f"An operator rolls the summary head back from v{active.version} to "
@@ -270,9 +267,9 @@ async def _rollback(trip: _Trip) -> None:
         DEMO_BUDGET, keep_groups=KEEP_GROUPS, target=TARGET, summary_budget=SUMMARY_TOKENS
     )
     if outcome.result == "committed":
-        await trip._report_compaction(outcome.summary_version, outcome.result, len(trip_turns()))
+        await trip._report_compaction(outcome, len(trip_turns()))
     else:
-        state = await trip.session.state()
+        state = await trip.session.latest()
         trip.narrator.step(
             "compacting again",
             f"Compacting again from v{after.version if after else None}: {outcome.result}"
@@ -290,7 +287,7 @@ async def _why_g123(trip: _Trip, index: int) -> None:
     question = "Why did you exclude G123?"
     await trip.session.append([{"id": f"u{index}", "role": "user", "content": question}])
     rendered = await trip.render()
-    state = await trip.session.state()
+    state = await trip.session.latest()
     evidence: list[dict[str, Any]] = []
     summary = state.cut().summary()
     if summary is not None:
