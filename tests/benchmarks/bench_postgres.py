@@ -16,6 +16,8 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import os
+import resource
 import statistics
 import subprocess
 import sys
@@ -40,13 +42,28 @@ async def writer(url: str, index: int, count: int, go_file: str, tenant: str) ->
         await store.stream_head(tenant, f"writer/{index}")  # connect before the start signal
         await asyncio.to_thread(wait_for_file, go_file)
         latencies = []
+        before = resource.getrusage(resource.RUSAGE_SELF)
+        busy_started = busy_cpu_seconds()
         started = time.time()
         for message in messages:
             event = NewEvent(type="MessageAppended", data=message)
             began = time.perf_counter()
             await store.append(tenant, f"writer/{index}", [event])
             latencies.append(time.perf_counter() - began)
-    print(json.dumps({"latencies": latencies, "started": started, "finished": time.time()}))
+        finished = time.time()
+        busy_finished = busy_cpu_seconds()
+        after = resource.getrusage(resource.RUSAGE_SELF)
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    figures = {"latencies": latencies, "started": started, "finished": finished, "cpu_s": cpu}
+    print(json.dumps({**figures, "busy": [busy_started, busy_finished]}))
+
+
+def busy_cpu_seconds() -> float:
+    """CPU time the whole machine spent busy so far (every process, the server's included)."""
+    with open("/proc/stat", encoding="ascii") as stat:
+        fields = [int(value) for value in stat.readline().split()[1:]]
+    idle = fields[3] + fields[4]  # idle and iowait
+    return (sum(fields) - idle) / os.sysconf("SC_CLK_TCK")
 
 
 def run_writers(commands: list[list[str]], go_file: Path) -> dict[str, Any]:
@@ -64,13 +81,18 @@ def run_writers(commands: list[list[str]], go_file: Path) -> dict[str, Any]:
         if process.returncode != 0:
             raise SystemExit(f"a writer failed:\n{err}")
         results.append(json.loads(out))
+    # The machine's busy CPU from the first writer's start to the last writer's finish.
+    busy = max(r["busy"][1] for r in results) - min(r["busy"][0] for r in results)
     latencies = [value for result in results for value in result["latencies"]]
     wall = max(r["finished"] for r in results) - min(r["started"] for r in results)
+    events = len(latencies)
     return {
-        "events": len(latencies),
-        "events_per_s": len(latencies) / wall,
+        "events": events,
+        "events_per_s": events / wall,
         "p50_ms": statistics.median(latencies) * 1e3,
         "p95_ms": percentile(latencies, 0.95) * 1e3,
+        "writer_cpu_us": sum(r["cpu_s"] for r in results) / events * 1e6,
+        "machine_cpu_us": busy / events * 1e6,
     }
 
 
@@ -138,14 +160,16 @@ async def run(counts: list[int], per_writer: int, peer_python: str | None) -> di
 def row(writers: int, name: str, figures: dict[str, Any]) -> str:
     return (
         f"{writers:>8} {name:30} {figures['events_per_s']:10.0f} "
-        f"{figures['p50_ms']:8.2f} {figures['p95_ms']:8.2f}"
+        f"{figures['p50_ms']:8.2f} {figures['p95_ms']:8.2f} "
+        f"{figures['writer_cpu_us']:10.0f}{figures['machine_cpu_us']:10.0f}"
     )
 
 
 def report(results: dict[str, Any]) -> str:
     lines = [
         f"durable single-event appends, {results['per_writer']} per writer process",
-        f"{'writers':>8} {'system':30} {'events/s':>10} {'p50 ms':>8} {'p95 ms':>8}",
+        f"{'writers':>8} {'system':30} {'events/s':>10} {'p50 ms':>8} {'p95 ms':>8} "
+        f"{'cpu us':>10}{'all cpu us':>10}",
     ]
     for writers, one in results["ctxledger_one_tenant"].items():
         lines.append(row(writers, "ctxledger, one tenant", one))
@@ -158,6 +182,12 @@ def report(results: dict[str, Any]) -> str:
             lines.append(
                 f"{'':>8} ratio events/s, ctxledger one tenant / eventsourcing: {ratio:.2f}"
             )
+    cores = os.cpu_count() or 1
+    lines.append(
+        f"cpu us: the writer processes' CPU per append; all cpu us: the whole machine's busy "
+        f"CPU per append (writers, server, everything else). With {cores} cores, the ceiling "
+        f"is {cores} s of CPU per second: {cores} * 1e6 / (all cpu us) events/s."
+    )
     return "\n".join(lines)
 
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import os
+import resource
 import sys
 import time
 import uuid
@@ -46,6 +47,8 @@ def main(argv: list[str]) -> None:
     while not os.path.exists(go_file):
         time.sleep(0.002)
     latencies = []
+    before = resource.getrusage(resource.RUSAGE_SELF)
+    busy_started = busy_cpu_seconds()
     started = time.time()
     for version in range(1, count + 1):
         event = StoredEvent(
@@ -57,7 +60,20 @@ def main(argv: list[str]) -> None:
         began = time.perf_counter()
         store.insert_events([event])
         latencies.append(time.perf_counter() - began)
-    print(json.dumps({"latencies": latencies, "started": started, "finished": time.time()}))
+    finished = time.time()
+    busy_finished = busy_cpu_seconds()
+    after = resource.getrusage(resource.RUSAGE_SELF)
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    figures = {"latencies": latencies, "started": started, "finished": finished, "cpu_s": cpu}
+    print(json.dumps({**figures, "busy": [busy_started, busy_finished]}))
+
+
+def busy_cpu_seconds() -> float:
+    """CPU time the whole machine spent busy so far (a copy: this file imports no ctxledger)."""
+    with open("/proc/stat", encoding="ascii") as stat:
+        fields = [int(value) for value in stat.readline().split()[1:]]
+    idle = fields[3] + fields[4]  # idle and iowait
+    return (sum(fields) - idle) / os.sysconf("SC_CLK_TCK")
 
 
 if __name__ == "__main__":

@@ -56,3 +56,24 @@ def test_merkle_benchmark_prints_every_figure() -> None:
     output = quick_run("tests.benchmarks.bench_merkle")
     for figure in ("inclusion_make_us", "consistency_verify_us", "ratio", "of the append p50"):
         assert figure in output
+
+
+def test_postgres_benchmark_prints_every_figure() -> None:
+    from tests.postgres import server_url
+
+    server_url()  # skips (or fails under CI=true) without a server
+    command = ["-m", "tests.benchmarks.bench_postgres", "--writers", "1,2", "--per-writer", "20"]
+    result = subprocess.run(
+        [sys.executable, *command],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
+    assert result.returncode == 0, result.stderr
+    for fragment in ("ctxledger, one tenant", "a tenant per writer", "all cpu us", "ceiling"):
+        assert fragment in result.stdout
+    rows = [line.split() for line in result.stdout.splitlines() if "ctxledger," in line]
+    assert len(rows) == 4
+    assert all(float(row[-1]) > 0 and float(row[-2]) > 0 for row in rows)  # CPU per append

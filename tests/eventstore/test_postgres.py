@@ -311,3 +311,49 @@ async def test_connection_killed_mid_append_then_idempotent_retry(pg_url: str) -
         assert [e.position for e in retried] == [2, 3, 4]
         assert await store.append("acme", "s", batch) == retried  # and idempotent
         assert (await store.verify("acme")).ok
+
+
+async def app_backends(url: str) -> list[int]:
+    """The server processes of ctxledger's connections to this test's database."""
+    db = await superuser(url)
+    try:
+        rows = await db.fetch(
+            "SELECT pid FROM pg_stat_activity WHERE datname = current_database() "
+            "AND pid <> pg_backend_pid() AND backend_type = 'client backend'"
+        )
+    finally:
+        await db.close()
+    return [row[0] for row in rows]
+
+
+async def test_sequential_operations_reuse_one_connection(pg_url: str) -> None:
+    async with EventStore(PostgresRecorder(pg_url, pool_size=2)) as store:
+        for i in range(20):
+            await store.append("acme", "s", [message(f"m{i}")])
+            await store.read_stream("acme", "s")
+        assert len(await app_backends(pg_url)) == 1
+        # Concurrent operations take more connections; afterwards the recorder keeps
+        # pool_size and SQLAlchemy's pool at most as many again.
+        await asyncio.gather(*(store.append("acme", f"c/{i}", [message("x")]) for i in range(6)))
+        assert len(await app_backends(pg_url)) <= 4
+        assert await store.tenant_position("acme") == 26
+    assert await app_backends(pg_url) == []  # closing the store closes what it kept
+
+
+async def test_a_kept_connection_closed_by_the_server_is_replaced(pg_url: str) -> None:
+    async with EventStore.open(pg_url) as store:
+        await store.append("acme", "s", [message("before")])
+        (kept,) = await app_backends(pg_url)
+        db = await superuser(pg_url)
+        try:
+            assert await db.fetchval("SELECT pg_terminate_backend($1)", kept)
+        finally:
+            await db.close()
+        await asyncio.sleep(0.2)  # the client sees the server close the idle connection
+        await store.append("acme", "s", [message("after")])
+        assert [e.data["content"] for e in await store.read_stream("acme", "s")] == [
+            "before",
+            "after",
+        ]
+        assert kept not in await app_backends(pg_url)
+        assert (await store.verify("acme")).ok
