@@ -8,10 +8,10 @@ import sys
 from tests.conftest import ROOT
 
 
-def quick_run(module: str) -> str:
-    """Run ``python -m module --quick`` and return what it printed."""
+def quick_run(module: str, *arguments: str) -> str:
+    """Run ``python -m module --quick`` (or with other arguments) and return what it printed."""
     result = subprocess.run(
-        [sys.executable, "-m", module, "--quick"],
+        [sys.executable, "-m", module, *(arguments or ("--quick",))],
         cwd=ROOT,
         capture_output=True,
         text=True,
@@ -62,18 +62,9 @@ def test_postgres_benchmark_prints_every_figure() -> None:
     from tests.postgres import server_url
 
     server_url()  # skips (or fails under CI=true) without a server
-    command = ["-m", "tests.benchmarks.bench_postgres", "--writers", "1,2", "--per-writer", "20"]
-    result = subprocess.run(
-        [sys.executable, *command],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        timeout=300,
-        check=False,
-    )
-    assert result.returncode == 0, result.stderr
+    output = quick_run("tests.benchmarks.bench_postgres", "--writers", "1,2", "--per-writer", "20")
     for fragment in ("ctxledger, one tenant", "a tenant per writer", "all cpu us", "ceiling"):
-        assert fragment in result.stdout
-    rows = [line.split() for line in result.stdout.splitlines() if "ctxledger," in line]
+        assert fragment in output
+    rows = [line.split() for line in output.splitlines() if "ctxledger," in line]
     assert len(rows) == 4
     assert all(float(row[-1]) > 0 and float(row[-2]) > 0 for row in rows)  # CPU per append
