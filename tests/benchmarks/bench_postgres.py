@@ -8,7 +8,9 @@ stream; once with every writer in one tenant (each append takes that tenant's lo
 gap-free position) and once with a tenant per writer (tenants never wait for each other).
 Prints events/s and append p50/p95. With ``--peer-python`` (an interpreter that has
 ``eventsourcing[postgres]``), the same load runs through pyeventsourcing's application recorder
-(one gap-free log) in the same run and the ratio is printed. Nothing here asserts a time.
+(one gap-free log) in the same run and the ratio is printed. The same load also runs through
+bare asyncpg loops with no ctxledger code (``postgres_floors``: what this machine allows with and
+without a gap-free order; ``--no-floors`` skips them). Nothing here asserts a time.
 """
 
 from __future__ import annotations
@@ -23,12 +25,17 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Awaitable, Callable
+from functools import partial
 from pathlib import Path
 from typing import Any
+
+import asyncpg
 
 from eventstore import EventStore, NewEvent
 from eventstore.encoding import canonical_json
 from tests.benchmarks.bench_eventstore import make_messages, percentile
+from tests.benchmarks.postgres_floors import FLOORS, SETUP, append_once, check_positions
 from tests.conftest import ROOT
 from tests.eventstore.workers import wait_for_file
 from tests.postgres import dsn, fresh_database, server_url
@@ -36,26 +43,42 @@ from tests.postgres import dsn, fresh_database, server_url
 TENANT = "bench"
 
 
-async def writer(url: str, index: int, count: int, go_file: str, tenant: str) -> None:
-    messages = make_messages(count, seed=index)
-    async with EventStore.open(url, lock_timeout=120) as store:
-        await store.stream_head(tenant, f"writer/{index}")  # connect before the start signal
-        await asyncio.to_thread(wait_for_file, go_file)
-        latencies = []
-        before = resource.getrusage(resource.RUSAGE_SELF)
-        busy_started = busy_cpu_seconds()
-        started = time.time()
-        for message in messages:
-            event = NewEvent(type="MessageAppended", data=message)
-            began = time.perf_counter()
-            await store.append(tenant, f"writer/{index}", [event])
-            latencies.append(time.perf_counter() - began)
-        finished = time.time()
-        busy_finished = busy_cpu_seconds()
-        after = resource.getrusage(resource.RUSAGE_SELF)
+async def timed(appends: list[Callable[[], Awaitable[object]]], go_file: str) -> None:
+    """Wait for the start signal, run the appends one after another, and print the figures."""
+    await asyncio.to_thread(wait_for_file, go_file)
+    latencies = []
+    before = resource.getrusage(resource.RUSAGE_SELF)
+    busy_started = busy_cpu_seconds()
+    started = time.time()
+    for append in appends:
+        began = time.perf_counter()
+        await append()
+        latencies.append(time.perf_counter() - began)
+    finished = time.time()
+    busy_finished = busy_cpu_seconds()
+    after = resource.getrusage(resource.RUSAGE_SELF)
     cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
     figures = {"latencies": latencies, "started": started, "finished": finished, "cpu_s": cpu}
     print(json.dumps({**figures, "busy": [busy_started, busy_finished]}))
+
+
+async def writer(url: str, index: int, count: int, go_file: str, tenant: str) -> None:
+    events = [NewEvent(type="MessageAppended", data=m) for m in make_messages(count, seed=index)]
+    async with EventStore.open(url, lock_timeout=120) as store:
+        await store.stream_head(tenant, f"writer/{index}")  # connect before the start signal
+        await timed(
+            [partial(store.append, tenant, f"writer/{index}", [event]) for event in events],
+            go_file,
+        )
+
+
+async def floor_writer(url: str, index: int, count: int, go_file: str, mode: str) -> None:
+    payloads = [canonical_json(m) for m in make_messages(count, seed=index)]
+    db = await asyncpg.connect(dsn(url))
+    try:
+        await timed([partial(append_once, db, mode, data) for data in payloads], go_file)
+    finally:
+        await db.close()
 
 
 def busy_cpu_seconds() -> float:
@@ -119,6 +142,29 @@ async def measure_ctxledger(writers: int, count: int, spread: bool) -> dict[str,
         return result
 
 
+async def measure_floor(mode: str, writers: int, count: int) -> dict[str, Any]:
+    async with fresh_database() as url:
+        db = await asyncpg.connect(dsn(url))
+        try:
+            await db.execute(SETUP)
+        finally:
+            await db.close()
+        with tempfile.TemporaryDirectory() as folder:
+            go_file = Path(folder) / "go"
+            commands = [
+                [sys.executable, "-m", "tests.benchmarks.bench_postgres", "floor", url,
+                 str(index), str(count), str(go_file), mode]
+                for index in range(writers)
+            ]  # fmt: skip
+            result = await asyncio.to_thread(run_writers, commands, go_file)
+        db = await asyncpg.connect(dsn(url))
+        try:
+            await check_positions(db, mode, writers * count)
+        finally:
+            await db.close()
+        return result
+
+
 async def measure_peer(python: str, writers: int, count: int) -> dict[str, Any]:
     peer = str(ROOT / "tests" / "benchmarks" / "peer_eventsourcing.py")
     async with fresh_database() as url:
@@ -138,13 +184,16 @@ async def measure_peer(python: str, writers: int, count: int) -> dict[str, Any]:
             return await asyncio.to_thread(run_writers, commands, go_file)
 
 
-async def run(counts: list[int], per_writer: int, peer_python: str | None) -> dict[str, Any]:
+async def run(
+    counts: list[int], per_writer: int, peer_python: str | None, floors: bool
+) -> dict[str, Any]:
     server_url()
     results: dict[str, Any] = {
         "per_writer": per_writer,
         "ctxledger_one_tenant": {},
         "ctxledger_tenant_per_writer": {},
         "eventsourcing": {},
+        "floors": {name: {} for name in FLOORS} if floors else {},
     }
     for writers in counts:
         one = await measure_ctxledger(writers, per_writer, spread=False)
@@ -154,6 +203,8 @@ async def run(counts: list[int], per_writer: int, peer_python: str | None) -> di
         if peer_python:
             peer = await measure_peer(peer_python, writers, per_writer)
             results["eventsourcing"][writers] = peer
+        for name, mode in FLOORS.items() if floors else ():
+            results["floors"][name][writers] = await measure_floor(mode, writers, per_writer)
     return results
 
 
@@ -161,7 +212,7 @@ def row(writers: int, name: str, figures: dict[str, Any]) -> str:
     return (
         f"{writers:>8} {name:30} {figures['events_per_s']:10.0f} "
         f"{figures['p50_ms']:8.2f} {figures['p95_ms']:8.2f} "
-        f"{figures['writer_cpu_us']:10.0f}{figures['machine_cpu_us']:10.0f}"
+        f"{figures['writer_cpu_us']:10.0f}{figures['machine_cpu_us']:11.0f}"
     )
 
 
@@ -169,7 +220,7 @@ def report(results: dict[str, Any]) -> str:
     lines = [
         f"durable single-event appends, {results['per_writer']} per writer process",
         f"{'writers':>8} {'system':30} {'events/s':>10} {'p50 ms':>8} {'p95 ms':>8} "
-        f"{'cpu us':>10}{'all cpu us':>10}",
+        f"{'cpu us':>10}{'all cpu us':>11}",
     ]
     for writers, one in results["ctxledger_one_tenant"].items():
         lines.append(row(writers, "ctxledger, one tenant", one))
@@ -182,6 +233,8 @@ def report(results: dict[str, Any]) -> str:
             lines.append(
                 f"{'':>8} ratio events/s, ctxledger one tenant / eventsourcing: {ratio:.2f}"
             )
+        for name, by_writers in results["floors"].items():
+            lines.append(row(writers, name, by_writers[writers]))
     cores = os.cpu_count() or 1
     lines.append(
         f"cpu us: the writer processes' CPU per append; all cpu us: the whole machine's busy "
@@ -192,18 +245,22 @@ def report(results: dict[str, Any]) -> str:
 
 
 def main() -> None:
-    if len(sys.argv) > 1 and sys.argv[1] == "writer":
-        url, index, count, go_file, tenant = sys.argv[2:7]
-        asyncio.run(writer(url, int(index), int(count), go_file, tenant))
+    if len(sys.argv) > 1 and sys.argv[1] in ("writer", "floor"):
+        role, url, index, count, go_file, last = sys.argv[1:7]
+        worker = writer if role == "writer" else floor_writer
+        asyncio.run(worker(url, int(index), int(count), go_file, last))
         return
     parser = argparse.ArgumentParser(description=(__doc__ or "").split("\n")[0])
     parser.add_argument("--writers", default="1,4,8")
     parser.add_argument("--per-writer", type=int, default=500)
     parser.add_argument("--peer-python", help="a Python with eventsourcing[postgres]")
     parser.add_argument("--json", type=Path)
+    parser.add_argument(
+        "--no-floors", action="store_true", help="skip the bare asyncpg floors (postgres_floors)"
+    )
     args = parser.parse_args()
     counts = [int(n) for n in args.writers.split(",")]
-    results = asyncio.run(run(counts, args.per_writer, args.peer_python))
+    results = asyncio.run(run(counts, args.per_writer, args.peer_python, not args.no_floors))
     print(report(results))
     if args.json:
         args.json.write_text(json.dumps(results, indent=2), encoding="utf-8")
