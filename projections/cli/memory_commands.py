@@ -13,7 +13,7 @@ from typing import Any
 import click
 from rich.table import Table
 
-from eventstore import EventStore
+from eventstore import EventStore, RecordedEvent
 from projections.cli.common import cli, open_store, print_json, run, stdout
 from projections.memory import LongTermMemory, MemoryPolicy, Promoter, PromotionReport
 from projections.memory.rules import Candidate, RecalledMemory
@@ -28,6 +28,20 @@ def _utc(value: datetime | None) -> datetime | None:
     if value is None or value.tzinfo is not None:
         return value
     return value.replace(tzinfo=UTC)
+
+
+def _data(event: RecordedEvent) -> dict[str, Any]:
+    """The data of an event this command has just recorded (never erased)."""
+    assert event.data is not None
+    return event.data
+
+
+def _print_event(event: RecordedEvent, as_json: bool, line: str) -> None:
+    """What a recording command prints: the recorded event as JSON, or one line for people."""
+    if as_json:
+        print_json(event.model_dump(mode="json"))
+    else:
+        stdout.print(line)
 
 
 def _scope(scopes: tuple[str, ...]) -> tuple[list[str], list[str]]:
@@ -101,13 +115,11 @@ def consent_grant(
             )
 
     event = run(action)
-    if as_json:
-        print_json(event.model_dump(mode="json"))
-        return
-    assert event.data is not None
-    stdout.print(
-        f"consent {event.data['consent_id']} granted for {', '.join(scopes)}"
-        + (f" until {until.isoformat()}" if until else "")
+    _print_event(
+        event,
+        as_json,
+        f"consent {_data(event)['consent_id']} granted for {', '.join(scopes)}"
+        + (f" until {until.isoformat()}" if until else ""),
     )
 
 
@@ -149,11 +161,7 @@ def consent_revoke(
             )
 
     event = run(action)
-    if as_json:
-        print_json(event.model_dump(mode="json"))
-        return
-    assert event.data is not None
-    stdout.print(f"revoked consent(s) {', '.join(event.data['consent_ids'])}")
+    _print_event(event, as_json, f"revoked consent(s) {', '.join(_data(event)['consent_ids'])}")
 
 
 @consent_group.command("list")
@@ -385,10 +393,7 @@ def memory_propose(
             )
 
     event = run(action)
-    if as_json:
-        print_json(event.model_dump(mode="json"))
-        return
-    stdout.print(f"proposed {key} ({event.event_id})")
+    _print_event(event, as_json, f"proposed {key} ({event.event_id})")
 
 
 @memory_group.command("policy")
