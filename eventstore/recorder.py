@@ -1,21 +1,41 @@
-"""The narrow storage interface every backend implements.
+"""The storage seam, layered by capability.
 
-A recorder stores and returns :class:`~eventstore.records.StoredEvent` rows; it never encodes,
-decodes or validates user data (the store does that before and after). It does own the one
-transaction in which an append reads the heads, chains the pending events with
-:func:`~eventstore.records.chain_events` and writes them, because versions, positions and hashes
-depend on the state it locks.
+A backend implements four small protocols, each a handful of verbs:
+
+- :class:`LogRecorder`: the hashed log itself (append, reads, heads, erasure);
+- :class:`SnapshotRecorder`: projection snapshots (derived state, replaceable);
+- :class:`MerkleRecorder`: the stored interior nodes of each tenant's Merkle tree;
+- :class:`ReadModelStore`: read models with rows of their own (documents with searchable
+  terms) and a checkpoint per read model, written in one transaction.
+
+:class:`Recorder` is all four. A recorder stores and returns
+:class:`~eventstore.records.StoredEvent` rows; it never encodes, decodes or validates user data
+(the store does that before and after). It does own the one transaction in which an append
+reads the heads, chains the pending events with :func:`~eventstore.records.chain_events` and
+writes them, because versions, positions and hashes depend on the state it locks.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Protocol
 
 from eventstore.records import PendingEvent, SnapshotRecord, StoredEvent, StreamHead
 
-__all__ = ["AppendOutcome", "ErasureOutcome", "LogSnapshot", "MakeErasure", "Recorder"]
+__all__ = [
+    "AppendOutcome",
+    "Document",
+    "DocumentStats",
+    "ErasureOutcome",
+    "LogRecorder",
+    "LogState",
+    "MakeErasure",
+    "MerkleRecorder",
+    "ReadModelStore",
+    "Recorder",
+    "SnapshotRecorder",
+]
 
 #: Builds the ``PayloadErased`` pending event for the ids that are really erased.
 MakeErasure = Callable[[list[str]], PendingEvent]
@@ -39,7 +59,7 @@ class ErasureOutcome:
 
 
 @dataclass(frozen=True, slots=True)
-class LogSnapshot:
+class LogState:
     """A tenant's heads and extents read in one transaction.
 
     ``position`` is the tenant head; ``last_event_position`` the largest position in the events
@@ -53,7 +73,45 @@ class LogSnapshot:
     last_stream_version: int = 0
 
 
-class Recorder(Protocol):
+@dataclass(frozen=True, slots=True)
+class Document:
+    """One row of a read model: the terms it is found by, and the read model's own data.
+
+    Args:
+        key: unique within the tenant's read model (e.g. a message's event id).
+        scope: what a search can be limited to (e.g. the stream ``session/42``).
+        event_id: the event the row is derived from; erasing that event deletes the row in the
+            erasure's own transaction.
+        position: the tenant position of that event (searches "as of" a position use it).
+        terms: the searchable terms, separated by single spaces (the read model tokenises;
+            backends index them as they are).
+        data: the read model's own JSON bytes for the row.
+    """
+
+    key: str
+    scope: str
+    event_id: str
+    position: int
+    terms: str
+    data: bytes
+
+    @property
+    def length(self) -> int:
+        """How many terms the row has (the document length of BM25)."""
+        return len(self.terms.split())
+
+
+@dataclass(frozen=True, slots=True)
+class DocumentStats:
+    """Corpus figures of a tenant's read model within some scopes, for ranking: how many rows,
+    their total length in terms, and in how many rows each asked term occurs."""
+
+    count: int
+    total_length: int
+    frequencies: dict[str, int] = field(default_factory=dict)
+
+
+class LogRecorder(Protocol):
     """Storage of hashed events for many tenants."""
 
     async def initialize(self) -> None:
@@ -90,11 +148,16 @@ class Recorder(Protocol):
         """The tenant's events with these ids (ids of other tenants are not returned)."""
         ...
 
+    async def read_hashes(self, tenant_id: str, first: int, last: int) -> list[bytes]:
+        """The event hashes at positions ``first .. last`` of a tenant, in order (the Merkle
+        tree's leaves; shorter if the log ends earlier)."""
+        ...
+
     async def stream_head(self, tenant_id: str, stream_id: str) -> StreamHead:
         """The head of one stream (version 0 when it has no events)."""
         ...
 
-    async def snapshot(self, tenant_id: str, stream_id: str | None = None) -> LogSnapshot:
+    async def log_state(self, tenant_id: str, stream_id: str | None = None) -> LogState:
         """The tenant's heads and extents (or one stream's), read consistently."""
         ...
 
@@ -105,9 +168,14 @@ class Recorder(Protocol):
     async def erase(
         self, tenant_id: str, event_ids: Sequence[str], make_erasure: MakeErasure
     ) -> ErasureOutcome:
-        """Record a ``PayloadErased`` and delete the named payloads (and the snapshots of the
-        streams they belong to, which may hold copies), in one transaction."""
+        """Record a ``PayloadErased`` and delete the named payloads, with everything derived
+        from them (snapshots of their streams, read-model rows of these events), in one
+        transaction: see :func:`eventstore.erasure.run_erasure`."""
         ...
+
+
+class SnapshotRecorder(Protocol):
+    """Projection snapshots: derived state beside the log, never in it."""
 
     async def save_snapshot(self, snapshot: SnapshotRecord) -> None:
         """Store a projection snapshot, replacing the previous one of that projection/stream."""
@@ -119,10 +187,9 @@ class Recorder(Protocol):
         """The latest snapshot of a projection for a stream, if any."""
         ...
 
-    async def read_hashes(self, tenant_id: str, first: int, last: int) -> list[bytes]:
-        """The event hashes at positions ``first .. last`` of a tenant, in order (the Merkle
-        tree's leaves; shorter if the log ends earlier)."""
-        ...
+
+class MerkleRecorder(Protocol):
+    """The stored perfect subtrees of each tenant's Merkle tree (derived, insert-only)."""
 
     async def merkle_nodes(
         self, tenant_id: str, algorithm: str, level: int, first: int, last: int
@@ -141,3 +208,69 @@ class Recorder(Protocol):
         """Store ``(level, index, hash)`` nodes; nodes already stored are left as they are
         (they are derived deterministically from the log)."""
         ...
+
+
+class ReadModelStore(Protocol):
+    """Read models with rows of their own, each with a checkpoint (the tenant position it has
+    folded up to) written in the same transaction as its rows."""
+
+    async def read_model_position(self, tenant_id: str, name: str) -> int:
+        """The position the read model has folded up to (0: nothing yet)."""
+        ...
+
+    async def commit_documents(
+        self,
+        tenant_id: str,
+        name: str,
+        *,
+        expected_position: int,
+        position: int,
+        upserts: Sequence[Document],
+        deletes: Sequence[str] = (),
+    ) -> bool:
+        """Write rows (replacing rows of the same key), delete rows by key, and move the
+        checkpoint from ``expected_position`` to ``position``, atomically. Returns False and
+        writes nothing when the checkpoint is no longer at ``expected_position`` (another
+        process committed first)."""
+        ...
+
+    async def search_documents(
+        self,
+        tenant_id: str,
+        name: str,
+        terms: Sequence[str],
+        *,
+        scopes: Sequence[str] | None,
+        limit: int,
+        max_position: int | None = None,
+    ) -> list[Document]:
+        """Up to ``limit`` rows holding any of ``terms`` within ``scopes`` (None: all) and at
+        or before ``max_position``, best first by the backend's own full-text ranking (a
+        pre-filter: callers re-rank with :meth:`document_stats`)."""
+        ...
+
+    async def document_stats(
+        self,
+        tenant_id: str,
+        name: str,
+        terms: Sequence[str],
+        *,
+        scopes: Sequence[str] | None,
+        max_position: int | None = None,
+    ) -> DocumentStats:
+        """Row count, total length and per-term row frequencies within the same bounds."""
+        ...
+
+    async def read_documents(
+        self, tenant_id: str, name: str, keys: Sequence[str]
+    ) -> list[Document]:
+        """The rows with these keys (unknown keys are left out)."""
+        ...
+
+    async def reset_read_model(self, tenant_id: str, name: str) -> None:
+        """Delete every row and the checkpoint of one read model of a tenant (a rebuild)."""
+        ...
+
+
+class Recorder(LogRecorder, SnapshotRecorder, MerkleRecorder, ReadModelStore, Protocol):
+    """A complete backend: every capability the :class:`~eventstore.store.EventStore` uses."""

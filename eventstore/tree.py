@@ -9,6 +9,8 @@ stored nodes plus at most a couple of 256-leaf chunks, whatever the size of the 
 
 from __future__ import annotations
 
+from typing import Any, Protocol
+
 from eventstore.merkle import (
     Algorithm,
     consistency_ranges,
@@ -18,19 +20,24 @@ from eventstore.merkle import (
     node_hash,
     root,
 )
-from eventstore.recorder import Recorder
+from eventstore.notes import Checkpoint, Signer, checkpoint_body, sign_note
+from eventstore.recorder import LogRecorder, MerkleRecorder
 
-__all__ = ["CHUNK", "CHUNK_LEVEL", "MerkleLog"]
+__all__ = ["CHUNK", "CHUNK_LEVEL", "MerkleLog", "TreeRecorder", "signed_checkpoint"]
 
 CHUNK_LEVEL = 8
 CHUNK = 1 << CHUNK_LEVEL
 _SYNC_CHUNKS = 64  # chunks read and stored per round trip while syncing
 
 
+class TreeRecorder(LogRecorder, MerkleRecorder, Protocol):
+    """What the tree reads and writes: the log's hashes, and the stored nodes."""
+
+
 class MerkleLog:
     """The Merkle tree of one tenant, in one hash mode."""
 
-    def __init__(self, recorder: Recorder, tenant_id: str, algorithm: Algorithm = "blake3"):
+    def __init__(self, recorder: TreeRecorder, tenant_id: str, algorithm: Algorithm = "blake3"):
         self.recorder = recorder
         self.tenant_id = tenant_id
         self.algorithm: Algorithm = algorithm
@@ -38,7 +45,7 @@ class MerkleLog:
 
     async def size(self) -> int:
         """The number of leaves: the tenant's position."""
-        return (await self.recorder.snapshot(self.tenant_id)).position
+        return (await self.recorder.log_state(self.tenant_id)).position
 
     async def sync(self) -> int:
         """Store the interior nodes of every complete chunk not stored yet; returns how many
@@ -145,3 +152,20 @@ class MerkleLog:
             raise ValueError(
                 f"tenant {self.tenant_id!r} has {current} events; no tree of size {size}"
             )
+
+
+async def signed_checkpoint(tree: MerkleLog, signer: Signer, origin: str) -> dict[str, Any]:
+    """The data of a ``CheckpointRecorded`` event: the tree's current size and root, signed as a
+    C2SP note. The interior nodes are stored first, so later proofs need no rebuild."""
+    await tree.sync()
+    size = await tree.size()
+    checkpoint = Checkpoint(origin, size, await tree.root(size), tree.algorithm)
+    return {
+        "origin": checkpoint.origin,
+        "size": size,
+        "root": checkpoint.root.hex(),
+        "algorithm": tree.algorithm,
+        "key_name": signer.name,
+        "key_id": signer.verifier.key_id.hex(),
+        "note": sign_note(checkpoint_body(checkpoint), [signer]),
+    }

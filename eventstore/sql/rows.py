@@ -47,7 +47,7 @@ SELECT_EVENTS = select(*EVENT_COLUMNS).select_from(
 assert [column.name for column in EVENT_COLUMNS] == list(StoredEvent._fields)
 
 
-def stored_event(row: Sequence[Any]) -> StoredEvent:
+def stored_event(row: Any) -> StoredEvent:
     """A stored row (columns in ``EVENT_COLUMNS`` order) as a record."""
     # Positional: the select list follows StoredEvent's field order (checked at import below).
     return StoredEvent(*row[:4], id_text(row[4]), *row[5:7], _recorded_text(row[7]), *row[8:])  # type: ignore[call-arg]

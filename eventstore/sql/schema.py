@@ -11,7 +11,12 @@ Tables:
     stream_heads  last version and hash per stream (moves forward only)
     tenant_heads  last position per tenant (moves forward only)
     merkle_nodes  perfect subtrees of each tenant's Merkle tree (derived, insert-only)
+    read_models   the checkpoint (tenant position folded up to) of each read model
+    documents     rows of read models: searchable terms and data, each from one event
     ledger_meta   schema version and other facts about the database itself
+
+The triggers that make the database refuse edits of the log, and the full-text indexes of
+``documents``, are each backend's own (``sqlite/ddl.py``, ``postgres/ddl.py``).
 """
 
 from __future__ import annotations
@@ -31,16 +36,16 @@ from sqlalchemy import (
 
 __all__ = [
     "BIG",
-    "POSTGRES_DDL",
     "SCHEMA_VERSION",
-    "SQLITE_TRIGGERS",
     "TENANT_TABLES",
+    "documents",
     "erasures",
     "events",
     "ledger_meta",
     "merkle_nodes",
     "metadata",
     "payloads",
+    "read_models",
     "snapshots",
     "stream_heads",
     "tenant_heads",
@@ -48,8 +53,9 @@ __all__ = [
 
 #: Version of this relational schema, recorded in ``ledger_meta``. Every step is additive and
 #: idempotent (``IF NOT EXISTS``), so an upgrade re-runs the DDL and records the new version:
-#: 1 the log; 2 adds ``snapshots``; 3 adds ``merkle_nodes``.
-SCHEMA_VERSION = 3
+#: 1 the log; 2 adds ``snapshots``; 3 adds ``merkle_nodes``; 4 adds ``read_models`` and
+#: ``documents`` (with each backend's full-text index).
+SCHEMA_VERSION = 4
 
 metadata = MetaData()
 
@@ -152,62 +158,38 @@ ledger_meta = Table(
     Column("value", Text, nullable=False),
 )
 
-Index("erasures_tenant_idx", erasures.c.tenant_id, erasures.c.erased_by)
-
-
-def _refuse(name: str, when: str, table: str, message: str, condition: str = "") -> str:
-    guard = f" WHEN {condition}" if condition else ""
-    return (
-        f"CREATE TRIGGER IF NOT EXISTS {name} BEFORE {when} ON {table}{guard} "
-        f"BEGIN SELECT RAISE(ABORT, 'ctxledger: {message}'); END"
-    )
-
-
-#: SQLite triggers that make the database itself refuse edits of the log.
-SQLITE_TRIGGERS: tuple[str, ...] = (
-    _refuse("events_no_update", "UPDATE", "events", "events are append-only (UPDATE refused)"),
-    _refuse("events_no_delete", "DELETE", "events", "events are append-only (DELETE refused)"),
-    _refuse("payloads_no_update", "UPDATE", "payloads", "payloads are immutable (UPDATE refused)"),
-    _refuse(
-        "payloads_delete_only_erased",
-        "DELETE",
-        "payloads",
-        "a payload may be deleted only by a recorded erasure",
-        "NOT EXISTS (SELECT 1 FROM erasures WHERE erasures.event_id = OLD.event_id)",
-    ),
-    _refuse("erasures_no_update", "UPDATE", "erasures", "erasures are append-only"),
-    _refuse("erasures_no_delete", "DELETE", "erasures", "erasures are append-only"),
-    _refuse(
-        "stream_heads_forward_only",
-        "UPDATE",
-        "stream_heads",
-        "stream heads only move forward",
-        "NEW.version <= OLD.version OR NEW.tenant_id IS NOT OLD.tenant_id "
-        "OR NEW.stream_id IS NOT OLD.stream_id",
-    ),
-    _refuse("stream_heads_no_delete", "DELETE", "stream_heads", "stream heads are kept"),
-    _refuse(
-        "tenant_heads_forward_only",
-        "UPDATE",
-        "tenant_heads",
-        "tenant heads only move forward",
-        "NEW.position <= OLD.position OR NEW.tenant_id IS NOT OLD.tenant_id",
-    ),
-    _refuse("tenant_heads_no_delete", "DELETE", "tenant_heads", "tenant heads are kept"),
+# Read models with rows of their own (derived data, like snapshots): a checkpoint each ...
+read_models = Table(
+    "read_models",
+    metadata,
+    Column("tenant_id", Text, nullable=False),
+    Column("name", Text, nullable=False),
+    Column("position", BIG, nullable=False),
+    PrimaryKeyConstraint("tenant_id", "name", name="read_models_pk"),
+    sqlite_with_rowid=False,
 )
 
+# ... and their rows. A rowid table on SQLite: the FTS5 index refers to rows by rowid.
+documents = Table(
+    "documents",
+    metadata,
+    Column("tenant_id", Text, nullable=False),
+    Column("name", Text, nullable=False),
+    Column("key", Text, nullable=False),
+    Column("scope", Text, nullable=False),
+    Column("event_id", LargeBinary, nullable=False),
+    Column("position", BIG, nullable=False),
+    Column("length", Integer, nullable=False),
+    Column("terms", Text, nullable=False),
+    Column("data", LargeBinary, nullable=False),
+    PrimaryKeyConstraint("tenant_id", "name", "key", name="documents_pk"),
+)
 
-def _pg_refuse(name: str, table: str, when: str, message: str) -> str:
-    return (
-        f"DROP TRIGGER IF EXISTS {name} ON {table};\n"
-        f"CREATE TRIGGER {name} {when} ON {table} FOR EACH "
-        f"{'STATEMENT' if 'TRUNCATE' in when else 'ROW'} "
-        f"EXECUTE FUNCTION ctxledger_refuse('{message}')"
-    )
+Index("erasures_tenant_idx", erasures.c.tenant_id, erasures.c.erased_by)
+Index("documents_scope_idx", documents.c.tenant_id, documents.c.name, documents.c.scope)
+Index("documents_event_idx", documents.c.tenant_id, documents.c.event_id)
 
-
-#: PostgreSQL functions, triggers and row-level-security policies (run after the tables).
-#: Every table keyed by tenant: row-level security covers exactly these.
+#: Every table keyed by tenant: PostgreSQL's row-level security covers exactly these.
 TENANT_TABLES = (
     "events",
     "payloads",
@@ -216,76 +198,6 @@ TENANT_TABLES = (
     "tenant_heads",
     "snapshots",
     "merkle_nodes",
-)
-
-POSTGRES_DDL: tuple[str, ...] = (
-    # Locks the tenant's head row, then reads the stream head. Separate statements on purpose:
-    # in READ COMMITTED a statement that waited for a row lock re-checks only the locked row,
-    # so a stream head joined into the locking statement could be stale (the 8-writer test
-    # caught exactly that). A VOLATILE function takes a fresh snapshot per statement.
-    # It also applies the transaction's lock timeout and, with row-level security, its tenant,
-    # so that an append needs no separate round trip for them.
-    """CREATE OR REPLACE FUNCTION ctxledger_lock(p_tenant text, p_stream text,
-        p_lock_timeout text, p_row_security boolean,
-        OUT tenant_position bigint, OUT stream_version bigint, OUT stream_hash bytea)
-    LANGUAGE plpgsql VOLATILE AS $$
-    BEGIN
-        IF p_lock_timeout IS NOT NULL THEN
-            PERFORM set_config('lock_timeout', p_lock_timeout, true);
-        END IF;
-        IF p_row_security THEN
-            PERFORM set_config('ctxledger.tenant', p_tenant, true);
-        END IF;
-        SELECT position INTO tenant_position FROM tenant_heads
-            WHERE tenant_id = p_tenant FOR UPDATE;
-        IF NOT FOUND THEN
-            INSERT INTO tenant_heads (tenant_id, position) VALUES (p_tenant, 0)
-                ON CONFLICT (tenant_id) DO NOTHING;
-            SELECT position INTO tenant_position FROM tenant_heads
-                WHERE tenant_id = p_tenant FOR UPDATE;
-        END IF;
-        SELECT version, hash INTO stream_version, stream_hash FROM stream_heads
-            WHERE tenant_id = p_tenant AND stream_id = p_stream;
-    END $$""",
-    """CREATE OR REPLACE FUNCTION ctxledger_refuse() RETURNS trigger LANGUAGE plpgsql AS $$
-    BEGIN
-        RAISE EXCEPTION 'ctxledger: %', TG_ARGV[0] USING ERRCODE = 'restrict_violation';
-    END $$""",
-    """CREATE OR REPLACE FUNCTION ctxledger_payload_delete() RETURNS trigger LANGUAGE plpgsql AS $$
-    BEGIN
-        IF NOT EXISTS (SELECT 1 FROM erasures WHERE erasures.event_id = OLD.event_id) THEN
-            RAISE EXCEPTION 'ctxledger: a payload may be deleted only by a recorded erasure'
-                USING ERRCODE = 'restrict_violation';
-        END IF;
-        RETURN OLD;
-    END $$""",
-    _pg_refuse("events_append_only", "events", "BEFORE UPDATE OR DELETE", "events are append-only"),
-    _pg_refuse("events_no_truncate", "events", "BEFORE TRUNCATE", "events are append-only"),
-    _pg_refuse("payloads_no_update", "payloads", "BEFORE UPDATE", "payloads are immutable"),
-    _pg_refuse("payloads_no_truncate", "payloads", "BEFORE TRUNCATE", "payloads are immutable"),
-    "DROP TRIGGER IF EXISTS payloads_delete_only_erased ON payloads;\n"
-    "CREATE TRIGGER payloads_delete_only_erased BEFORE DELETE ON payloads FOR EACH ROW "
-    "EXECUTE FUNCTION ctxledger_payload_delete()",
-    _pg_refuse(
-        "erasures_append_only", "erasures", "BEFORE UPDATE OR DELETE", "erasures are append-only"
-    ),
-    _pg_refuse("erasures_no_truncate", "erasures", "BEFORE TRUNCATE", "erasures are append-only"),
-    "DROP TRIGGER IF EXISTS stream_heads_forward_only ON stream_heads;\n"
-    "CREATE TRIGGER stream_heads_forward_only BEFORE UPDATE ON stream_heads FOR EACH ROW "
-    "WHEN (NEW.version <= OLD.version OR NEW.tenant_id IS DISTINCT FROM OLD.tenant_id "
-    "OR NEW.stream_id IS DISTINCT FROM OLD.stream_id) "
-    "EXECUTE FUNCTION ctxledger_refuse('stream heads only move forward')",
-    _pg_refuse("stream_heads_no_delete", "stream_heads", "BEFORE DELETE", "stream heads are kept"),
-    "DROP TRIGGER IF EXISTS tenant_heads_forward_only ON tenant_heads;\n"
-    "CREATE TRIGGER tenant_heads_forward_only BEFORE UPDATE ON tenant_heads FOR EACH ROW "
-    "WHEN (NEW.position <= OLD.position OR NEW.tenant_id IS DISTINCT FROM OLD.tenant_id) "
-    "EXECUTE FUNCTION ctxledger_refuse('tenant heads only move forward')",
-    _pg_refuse("tenant_heads_no_delete", "tenant_heads", "BEFORE DELETE", "tenant heads are kept"),
-    *(
-        f"DROP POLICY IF EXISTS {table}_tenant ON {table};\n"
-        f"CREATE POLICY {table}_tenant ON {table} "
-        f"USING (tenant_id = current_setting('ctxledger.tenant', true)) "
-        f"WITH CHECK (tenant_id = current_setting('ctxledger.tenant', true))"
-        for table in TENANT_TABLES
-    ),
+    "read_models",
+    "documents",
 )

@@ -235,14 +235,15 @@ def same_schema_batches(path: Path, payloads: list[bytes], size: int) -> list[fl
     from eventstore.ids import id_bytes
     from eventstore.records import PendingEvent, StreamHead, chain_events
     from eventstore.sql.rows import event_row
-    from eventstore.sql.sqlite import _statements
+    from eventstore.sql.sqlite.ddl import ddl_statements
+    from eventstore.sql.sqlite.statements import statements
     from eventstore.timestamps import timestamp_now
 
-    sql = _statements()
+    sql = statements()
     connection = sqlite3.connect(path, isolation_level=None)
     connection.execute("PRAGMA journal_mode=WAL")
     connection.execute("PRAGMA synchronous=FULL")
-    for statement in sql.ddl:
+    for statement in ddl_statements():
         connection.execute(statement)
     samples, position = [], 0
     for index, start in enumerate(range(0, len(payloads) - size + 1, size)):

@@ -36,7 +36,7 @@ async def test_synchronous_is_configurable_and_checked(tmp_path: Path) -> None:
     async with EventStore.open(tmp_path / "a.db", synchronous="normal") as store:
         assert isinstance(store.recorder, SqliteRecorder)
         assert store.recorder.synchronous == "NORMAL"
-    with pytest.raises(ValueError, match="synchronous must be one of"):
+    with pytest.raises(UnsupportedDatabaseError, match="synchronous must be one of"):
         EventStore.open(tmp_path / "b.db", synchronous="sometimes")
 
 
@@ -79,7 +79,7 @@ async def test_opening_errors(tmp_path: Path) -> None:
             pass
     foreign = tmp_path / "foreign.db"
     sqlite3.connect(foreign).execute("CREATE TABLE events (x)").connection.commit()
-    with pytest.raises(StorageError, match="not a ctxledger database"):
+    with pytest.raises(StorageError, match="holds tables of another program"):
         async with EventStore.open(foreign):
             pass
     with pytest.raises(UnsupportedDatabaseError, match="no 'mysql' backend"):

@@ -8,10 +8,12 @@ lives as long as the process; use it for tests and short-lived agents.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
+from eventstore.erasure import run_erasure
 from eventstore.errors import ConcurrencyError
-from eventstore.recorder import AppendOutcome, ErasureOutcome, LogSnapshot, MakeErasure
+from eventstore.memory.documents import MemoryReadModels
+from eventstore.recorder import AppendOutcome, ErasureOutcome, LogState, MakeErasure
 from eventstore.records import (
     ERASURE_STREAM,
     PendingEvent,
@@ -20,7 +22,6 @@ from eventstore.records import (
     StreamHead,
     chain_events,
     match_retry,
-    plan_erasure,
 )
 from eventstore.timestamps import timestamp_now
 
@@ -34,10 +35,11 @@ class _Tenant:
         self.heads: dict[str, StreamHead] = {}
 
 
-class MemoryRecorder:
+class MemoryRecorder(MemoryReadModels):
     """A :class:`~eventstore.recorder.Recorder` that keeps the log in process memory."""
 
     def __init__(self) -> None:
+        super().__init__()
         self._tenants: dict[str, _Tenant] = {}
         self._by_id: dict[str, tuple[str, int]] = {}  # event id -> (tenant, log index)
         self._lock = asyncio.Lock()
@@ -50,6 +52,8 @@ class MemoryRecorder:
     async def close(self) -> None:
         """Nothing to release; the data stays until the recorder is garbage collected."""
 
+    # -- the log -------------------------------------------------------------------------------
+
     async def append(
         self,
         tenant_id: str,
@@ -58,36 +62,32 @@ class MemoryRecorder:
         pending: Sequence[PendingEvent],
     ) -> AppendOutcome:
         async with self._lock:
-            return self._append_locked(tenant_id, stream_id, expected_version, pending)
+            existing = {
+                event.event_id: self._get(event.event_id)
+                for event in pending
+                if event.event_id in self._by_id
+            }
+            retry = match_retry(tenant_id, stream_id, pending, existing)
+            if retry is not None:
+                return AppendOutcome(retry, written=False)
+            tenant = self._tenants.setdefault(tenant_id, _Tenant())
+            head = tenant.heads.get(stream_id) or StreamHead.empty(tenant_id, stream_id)
+            if expected_version is not None and expected_version != head.version:
+                raise ConcurrencyError(tenant_id, stream_id, expected_version, head.version)
+            stored = chain_events(head, len(tenant.log), pending, timestamp_now())
+            self._write(tenant, stored)
+            return AppendOutcome(stored, written=True)
 
-    def _append_locked(
-        self,
-        tenant_id: str,
-        stream_id: str,
-        expected_version: int | None,
-        pending: Sequence[PendingEvent],
-    ) -> AppendOutcome:
-        existing = {
-            event.event_id: self._get(event.event_id)
-            for event in pending
-            if event.event_id in self._by_id
-        }
-        retry = match_retry(tenant_id, stream_id, pending, existing)
-        if retry is not None:
-            return AppendOutcome(retry, written=False)
-        tenant = self._tenants.setdefault(tenant_id, _Tenant())
-        head = tenant.heads.get(stream_id) or StreamHead.empty(tenant_id, stream_id)
-        if expected_version is not None and expected_version != head.version:
-            raise ConcurrencyError(tenant_id, stream_id, expected_version, head.version)
-        stored = chain_events(head, len(tenant.log), pending, timestamp_now())
-        indexes = tenant.streams.setdefault(stream_id, [])
+    def _write(self, tenant: _Tenant, stored: Sequence[StoredEvent]) -> None:
         for event in stored:
-            self._by_id[event.event_id] = (tenant_id, len(tenant.log))
+            indexes = tenant.streams.setdefault(event.stream_id, [])
+            self._by_id[event.event_id] = (event.tenant_id, len(tenant.log))
             indexes.append(len(tenant.log))
             tenant.log.append(event)
         last = stored[-1]
-        tenant.heads[stream_id] = StreamHead(tenant_id, stream_id, last.version, last.hash)
-        return AppendOutcome(stored, written=True)
+        tenant.heads[last.stream_id] = StreamHead(
+            last.tenant_id, last.stream_id, last.version, last.hash
+        )
 
     def _get(self, event_id: str) -> StoredEvent:
         tenant_id, index = self._by_id[event_id]
@@ -122,19 +122,25 @@ class MemoryRecorder:
                 found.append(self._get(event_id))
         return found
 
+    async def read_hashes(self, tenant_id: str, first: int, last: int) -> list[bytes]:
+        tenant = self._tenants.get(tenant_id)
+        if tenant is None:
+            return []
+        return [event.hash for event in tenant.log[max(first, 1) - 1 : last]]
+
     async def stream_head(self, tenant_id: str, stream_id: str) -> StreamHead:
         tenant = self._tenants.get(tenant_id)
         head = tenant.heads.get(stream_id) if tenant else None
         return head or StreamHead.empty(tenant_id, stream_id)
 
-    async def snapshot(self, tenant_id: str, stream_id: str | None = None) -> LogSnapshot:
+    async def log_state(self, tenant_id: str, stream_id: str | None = None) -> LogState:
         tenant = self._tenants.get(tenant_id)
         if tenant is None:
-            return LogSnapshot(0, {}, 0)
+            return LogState(0, {}, 0)
         if stream_id is None:
-            return LogSnapshot(len(tenant.log), dict(tenant.heads), len(tenant.log))
+            return LogState(len(tenant.log), dict(tenant.heads), len(tenant.log))
         head = tenant.heads.get(stream_id)
-        return LogSnapshot(
+        return LogState(
             len(tenant.log),
             {stream_id: head} if head else {},
             len(tenant.log),
@@ -148,25 +154,10 @@ class MemoryRecorder:
         self, tenant_id: str, event_ids: Sequence[str], make_erasure: MakeErasure
     ) -> ErasureOutcome:
         async with self._lock:
-            found = {
-                event.event_id: event for event in await self.read_events(tenant_id, event_ids)
-            }
-            to_erase, already = plan_erasure(tenant_id, event_ids, found)
-            if not to_erase:
-                return ErasureOutcome(None, [], already)
-            outcome = self._append_locked(tenant_id, ERASURE_STREAM, None, [make_erasure(to_erase)])
-            erasure = outcome.events[0]
-            tenant = self._tenants[tenant_id]
-            for event_id in to_erase:
-                _, index = self._by_id[event_id]
-                tenant.log[index] = tenant.log[index]._replace(
-                    payload=None, salt=None, erased_by=erasure.position
-                )
-            # Snapshots of the affected streams may hold copies of the erased data.
-            for stream in {found[event_id].stream_id for event_id in to_erase}:
-                for key in [k for k in self._snapshots if k[0] == tenant_id and k[2] == stream]:
-                    del self._snapshots[key]
-            return ErasureOutcome(erasure, to_erase, already)
+            steps = _MemoryErasure(self, tenant_id)
+            return await run_erasure(steps, tenant_id, event_ids, make_erasure, timestamp_now())
+
+    # -- snapshots and the Merkle tree ---------------------------------------------------------
 
     async def save_snapshot(self, snapshot: SnapshotRecord) -> None:
         self._snapshots[(snapshot.tenant_id, snapshot.name, snapshot.stream_id)] = snapshot
@@ -175,12 +166,6 @@ class MemoryRecorder:
         self, tenant_id: str, name: str, stream_id: str
     ) -> SnapshotRecord | None:
         return self._snapshots.get((tenant_id, name, stream_id))
-
-    async def read_hashes(self, tenant_id: str, first: int, last: int) -> list[bytes]:
-        tenant = self._tenants.get(tenant_id)
-        if tenant is None:
-            return []
-        return [event.hash for event in tenant.log[max(first, 1) - 1 : last]]
 
     async def merkle_nodes(
         self, tenant_id: str, algorithm: str, level: int, first: int, last: int
@@ -201,3 +186,39 @@ class MemoryRecorder:
     ) -> None:
         for level, index, digest in nodes:
             self._merkle.setdefault((tenant_id, algorithm, level), {}).setdefault(index, digest)
+
+
+class _MemoryErasure:
+    """The erasure steps on the dicts (the caller holds the recorder's lock)."""
+
+    def __init__(self, recorder: MemoryRecorder, tenant_id: str) -> None:
+        self.recorder = recorder
+        self.tenant_id = tenant_id
+        self.tenant = recorder._tenants.setdefault(tenant_id, _Tenant())
+
+    async def lock(self) -> tuple[int, StreamHead]:
+        head = self.tenant.heads.get(ERASURE_STREAM)
+        return len(self.tenant.log), head or StreamHead.empty(self.tenant_id, ERASURE_STREAM)
+
+    async def find(self, event_ids: Sequence[str]) -> Mapping[str, StoredEvent]:
+        found = await self.recorder.read_events(self.tenant_id, event_ids)
+        return {event.event_id: event for event in found}
+
+    async def write(self, erasure: StoredEvent) -> None:
+        self.recorder._write(self.tenant, [erasure])
+
+    async def mark_erased(self, event_ids: Sequence[str], erased_by: int) -> None:
+        for event_id in event_ids:
+            _, index = self.recorder._by_id[event_id]
+            self.tenant.log[index] = self.tenant.log[index]._replace(erased_by=erased_by)
+
+    async def delete_payloads(self, event_ids: Sequence[str]) -> None:
+        for event_id in event_ids:
+            _, index = self.recorder._by_id[event_id]
+            self.tenant.log[index] = self.tenant.log[index]._replace(payload=None, salt=None)
+
+    async def drop_derived(self, streams: Sequence[str], event_ids: Sequence[str]) -> None:
+        snapshots = self.recorder._snapshots
+        for key in [k for k in snapshots if k[0] == self.tenant_id and k[2] in streams]:
+            del snapshots[key]
+        self.recorder.drop_documents_of(self.tenant_id, event_ids)

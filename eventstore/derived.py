@@ -1,0 +1,152 @@
+"""The store's verbs on what is derived from the log: projection snapshots, the Merkle tree
+and its signed checkpoints, and verification (mixed into :class:`~eventstore.store.EventStore`)."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Protocol
+
+from eventstore.codec import prepare_event
+from eventstore.events import NewEvent, RecordedEvent, Snapshot
+from eventstore.hashing import snapshot_hash
+from eventstore.merkle import Algorithm
+from eventstore.names import validate_stream, validate_tenant
+from eventstore.notes import Signer
+from eventstore.records import (
+    CHECKPOINT_EVENT_TYPE,
+    CHECKPOINT_STREAM,
+    SnapshotRecord,
+    StoredEvent,
+    default_origin,
+)
+from eventstore.registry import EventTypeRegistry
+from eventstore.scan import ProgressCallback, verify_log
+from eventstore.tree import MerkleLog, signed_checkpoint
+from eventstore.verify import VerificationReport
+
+if TYPE_CHECKING:
+    from eventstore.recorder import Recorder
+
+__all__ = ["DerivedVerbs"]
+
+
+class _Store(Protocol):
+    """What these verbs use of the store they are mixed into."""
+
+    recorder: Recorder
+    registry: EventTypeRegistry
+    max_payload_bytes: int
+
+    async def initialize(self) -> None: ...
+
+    async def read_stream(
+        self,
+        tenant_id: str,
+        stream_id: str,
+        *,
+        from_version: int = 1,
+        to_version: int | None = None,
+    ) -> list[RecordedEvent]: ...
+
+    def _decode(self, event: StoredEvent) -> RecordedEvent: ...
+
+    def _wake(self, tenant_id: str) -> None: ...
+
+
+class DerivedVerbs:
+    """Snapshots, the Merkle tree, checkpoints and verification of an event store."""
+
+    # -- projection snapshots ----------------------------------------------------------------
+
+    async def save_snapshot(self: _Store, snapshot: Snapshot) -> None:
+        """Store a projection snapshot (replacing that projection's previous one for the
+        stream), guarded by a hash bound to its tenant, name, stream, versions and position."""
+        validate_tenant(snapshot.tenant_id)
+        validate_stream(snapshot.stream_id, allow_reserved=True)
+        await self.initialize()
+        fields = (
+            snapshot.tenant_id,
+            snapshot.name,
+            snapshot.stream_id,
+            snapshot.projection_version,
+            snapshot.version,
+            snapshot.position,
+            snapshot.state,
+        )
+        await self.recorder.save_snapshot(SnapshotRecord(*fields, snapshot_hash(*fields)))
+
+    async def load_snapshot(
+        self: _Store, tenant_id: str, name: str, stream_id: str
+    ) -> Snapshot | None:
+        """The latest snapshot of a projection for a stream; None when there is none or when
+        its hash does not match (a damaged snapshot is never used: rebuild from the log)."""
+        validate_tenant(tenant_id)
+        await self.initialize()
+        record = await self.recorder.load_snapshot(tenant_id, name, stream_id)
+        if record is None or snapshot_hash(*record[:7]) != record.state_hash:
+            return None
+        return Snapshot(
+            tenant_id=record.tenant_id,
+            name=record.name,
+            stream_id=record.stream_id,
+            projection_version=record.projection_version,
+            version=record.version,
+            position=record.position,
+            state=record.state,
+        )
+
+    # -- Merkle tree and checkpoints ---------------------------------------------------------
+
+    def tree(self: _Store, tenant_id: str, algorithm: Algorithm = "blake3") -> MerkleLog:
+        """The tenant's Merkle tree over its event hashes (see ``eventstore.tree``)."""
+        return MerkleLog(self.recorder, validate_tenant(tenant_id), algorithm)
+
+    async def checkpoint(
+        self: _Store,
+        tenant_id: str,
+        signer: Signer,
+        *,
+        origin: str | None = None,
+        algorithm: Algorithm = "blake3",
+    ) -> RecordedEvent:
+        """Sign the tenant's current tree size and root as a C2SP checkpoint and record it as a
+        ``CheckpointRecorded`` event on ``ledger/checkpoints`` (itself the next leaf).
+
+        The interior nodes are stored first, so later proofs need no rebuild.
+        """
+        validate_tenant(tenant_id)
+        await self.initialize()
+        tree = MerkleLog(self.recorder, tenant_id, algorithm)
+        data = await signed_checkpoint(tree, signer, origin or default_origin(tenant_id))
+        pending = prepare_event(
+            self.registry,
+            self.max_payload_bytes,
+            NewEvent(type=CHECKPOINT_EVENT_TYPE, data=data, actor=signer.name),
+        )
+        outcome = await self.recorder.append(tenant_id, CHECKPOINT_STREAM, None, [pending])
+        self._wake(tenant_id)
+        return self._decode(outcome.events[0])
+
+    async def checkpoints(self: _Store, tenant_id: str) -> list[RecordedEvent]:
+        """The tenant's recorded checkpoints, oldest first."""
+        return await self.read_stream(tenant_id, CHECKPOINT_STREAM)
+
+    # -- verification ------------------------------------------------------------------------
+
+    async def verify(
+        self: _Store,
+        tenant_id: str,
+        *,
+        stream: str | None = None,
+        progress: ProgressCallback | None = None,
+    ) -> VerificationReport:
+        """Recompute every hash of a tenant's log (or of one stream) from the stored bytes.
+
+        Reports the first bad event of each stream: an edited payload or envelope, a missing,
+        re-ordered or moved event, a truncated stream. Erased payloads count as ``erased``
+        when a verified ``PayloadErased`` names them.
+        """
+        validate_tenant(tenant_id)
+        if stream is not None:
+            validate_stream(stream, allow_reserved=True)
+        await self.initialize()
+        return await verify_log(self.recorder, tenant_id, stream, progress)

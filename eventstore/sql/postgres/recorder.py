@@ -1,0 +1,340 @@
+"""The PostgreSQL recorder: SQLAlchemy 2 async engine and pool over asyncpg.
+
+Ordering: each tenant has one row in ``tenant_heads``. An append does everything it can first
+(encoding and hashing happen in the store), then locks that row ``FOR UPDATE`` and reads the
+stream head (one call of ``ctxledger_lock``), chains the events, writes events, payloads and
+both heads in one statement, and commits. The row lock is held from the lock statement to the
+commit, so positions are assigned in commit order without gaps, and tenants never wait for
+each other. PostgreSQL makes a commit visible before it releases the transaction's locks, so a
+reader tailing "after position p" never sees p + 2 before p + 1.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
+from contextlib import asynccontextmanager
+from typing import TYPE_CHECKING
+
+from sqlalchemy.ext.asyncio import create_async_engine
+
+from eventstore.erasure import run_erasure
+from eventstore.errors import ConcurrencyError, IdempotencyConflict, StorageError
+from eventstore.recorder import (
+    AppendOutcome,
+    Document,
+    DocumentStats,
+    ErasureOutcome,
+    LogState,
+    MakeErasure,
+)
+from eventstore.records import (
+    PendingEvent,
+    SnapshotRecord,
+    StoredEvent,
+    StreamHead,
+    chain_events,
+    match_retry,
+)
+from eventstore.sql.postgres import documents as docs
+from eventstore.sql.postgres.connection import Connections
+from eventstore.sql.postgres.erasure import PostgresErasure
+from eventstore.sql.postgres.log import DuplicateEventId, events_by_id, lock, write
+from eventstore.sql.postgres.schema_steps import PostgresSchemaSteps
+from eventstore.sql.postgres.statements import statements
+from eventstore.sql.rows import contiguous, stored_event
+from eventstore.sql.schema import TENANT_TABLES
+from eventstore.sql.setup import set_up_schema
+from eventstore.timestamps import timestamp_now
+
+if TYPE_CHECKING:
+    import asyncpg
+
+__all__ = ["PostgresRecorder"]
+
+_NO_LIMIT = 2**62
+
+
+class PostgresRecorder:
+    """A :class:`~eventstore.recorder.Recorder` on PostgreSQL (asyncpg).
+
+    Args:
+        url: ``postgresql+asyncpg://user:password@host:port/database``.
+        lock_timeout: seconds an append waits for its tenant's lock before
+            :class:`LockTimeoutError` (None: wait as long as the server allows).
+        row_level_security: set ``ctxledger.tenant`` in every transaction and enable the
+            tenant policies on the tables, so the server itself hides other tenants' rows from
+            roles that do not own the tables.
+        create: create the schema when it is missing.
+        pool_size: connections the recorder keeps open for its next operations; SQLAlchemy's
+            pool keeps up to as many again after a burst, and at most ``pool_size + 10`` are
+            open at once.
+        before_commit: an async hook awaited just before an append commits (fault and delay
+            injection in tests).
+    """
+
+    def __init__(
+        self,
+        url: str,
+        *,
+        lock_timeout: float | None = 10.0,
+        row_level_security: bool = False,
+        create: bool = True,
+        pool_size: int = 5,
+        before_commit: Callable[[], Awaitable[None]] | None = None,
+    ) -> None:
+        self.url = url
+        self.lock_timeout = lock_timeout
+        self.row_level_security = row_level_security
+        self.create = create
+        self.pool_size = pool_size
+        self.before_commit = before_commit
+        self._connections = Connections(url, keep=pool_size)
+
+    # -- lifecycle ---------------------------------------------------------------------------
+
+    async def initialize(self) -> None:
+        if self._connections.engine is not None:
+            return
+        try:
+            engine = create_async_engine(self.url, pool_size=self.pool_size, max_overflow=10)
+        except ImportError as error:
+            raise StorageError(
+                "PostgreSQL needs the asyncpg driver: pip install 'ctxledger[postgres]'"
+            ) from error
+        self._connections.engine = engine
+        try:
+            async with self._connections.connection() as db:
+                await set_up_schema(PostgresSchemaSteps(self.url, db), create=self.create)
+                if self.row_level_security and self.create:
+                    for table in TENANT_TABLES:
+                        await db.execute(f"ALTER TABLE {table} ENABLE ROW LEVEL SECURITY")
+        except BaseException:
+            await self.close()
+            raise
+
+    async def close(self) -> None:
+        await self._connections.close()
+
+    @property
+    def idle_connections(self) -> int:
+        """Connections kept open for the next operations."""
+        return self._connections.idle
+
+    @asynccontextmanager
+    async def _transaction(
+        self, tenant_id: str, isolation: str = "read_committed"
+    ) -> AsyncIterator[asyncpg.Connection]:
+        connection = self._connections.connection(tenant_id)
+        async with connection as db, db.transaction(isolation=isolation):  # type: ignore[arg-type]
+            if self.row_level_security:
+                await db.execute("SELECT set_config('ctxledger.tenant', $1, true)", tenant_id)
+            yield db
+
+    @asynccontextmanager
+    async def _reader(self, tenant_id: str) -> AsyncIterator[asyncpg.Connection]:
+        if not self.row_level_security:
+            async with self._connections.connection(tenant_id) as db:
+                yield db
+            return
+        async with self._transaction(tenant_id) as db:
+            yield db
+
+    def _lock_timeout(self) -> str | None:
+        return None if self.lock_timeout is None else f"{int(self.lock_timeout * 1000)}ms"
+
+    # -- the log -----------------------------------------------------------------------------
+
+    async def append(
+        self,
+        tenant_id: str,
+        stream_id: str,
+        expected_version: int | None,
+        pending: Sequence[PendingEvent],
+    ) -> AppendOutcome:
+        # Four round trips: BEGIN, lock (with the stream head), write, COMMIT. The idempotency
+        # lookup happens only when the write or the version check says it is needed.
+        ids = [event.event_id for event in pending]
+        rls = self.row_level_security
+        try:
+            async with self._connections.connection(tenant_id) as db, db.transaction():
+                position, head = await lock(db, tenant_id, stream_id, self._lock_timeout(), rls)
+                if expected_version is not None and expected_version != head.version:
+                    # A retry of an append that did commit, or a real conflict.
+                    existing = await events_by_id(db, ids)
+                    retry = match_retry(tenant_id, stream_id, pending, existing)
+                    if retry is not None:
+                        return AppendOutcome(retry, written=False)
+                    raise ConcurrencyError(tenant_id, stream_id, expected_version, head.version)
+                stored = chain_events(head, position, pending, timestamp_now())
+                await write(db, stored)
+                if self.before_commit is not None:
+                    await self.before_commit()
+            return AppendOutcome(stored, written=True)
+        except DuplicateEventId as duplicate:
+            # Some ids are recorded already: the originals of a retry, or a conflict.
+            async with self._transaction(tenant_id) as db:
+                existing = await events_by_id(db, ids)
+            retry = match_retry(tenant_id, stream_id, pending, existing)
+            if retry is None:
+                raise IdempotencyConflict(
+                    duplicate.event_id, "the id is recorded but not visible to this tenant"
+                ) from duplicate
+            return AppendOutcome(retry, written=False)
+
+    async def erase(
+        self, tenant_id: str, event_ids: Sequence[str], make_erasure: MakeErasure
+    ) -> ErasureOutcome:
+        async with self._connections.connection(tenant_id) as db, db.transaction():
+            steps = PostgresErasure(db, tenant_id, self._lock_timeout(), self.row_level_security)
+            return await run_erasure(steps, tenant_id, event_ids, make_erasure, timestamp_now())
+
+    async def read_stream(
+        self, tenant_id: str, stream_id: str, from_version: int, to_version: int | None
+    ) -> list[StoredEvent]:
+        upto = to_version if to_version is not None else _NO_LIMIT
+        async with self._reader(tenant_id) as db:
+            rows = await db.fetch(statements().stream, tenant_id, stream_id, from_version, upto)
+        return [stored_event(row) for row in rows]
+
+    async def read_log(
+        self, tenant_id: str, after_position: int, limit: int, to_position: int | None = None
+    ) -> list[StoredEvent]:
+        upto = to_position if to_position is not None else _NO_LIMIT
+        async with self._reader(tenant_id) as db:
+            rows = await db.fetch(statements().log, tenant_id, after_position, upto, limit)
+        return [stored_event(row) for row in rows]
+
+    async def read_events(self, tenant_id: str, event_ids: Sequence[str]) -> list[StoredEvent]:
+        async with self._reader(tenant_id) as db:
+            found = await events_by_id(db, list(event_ids))
+        return [event for event in found.values() if event.tenant_id == tenant_id]
+
+    async def read_hashes(self, tenant_id: str, first: int, last: int) -> list[bytes]:
+        async with self._reader(tenant_id) as db:
+            rows = await db.fetch(statements().hashes, tenant_id, first, last)
+        return [bytes(row[0]) for row in rows]
+
+    async def stream_head(self, tenant_id: str, stream_id: str) -> StreamHead:
+        async with self._reader(tenant_id) as db:
+            row = await db.fetchrow(statements().stream_head, tenant_id, stream_id)
+        if row is None:
+            return StreamHead.empty(tenant_id, stream_id)
+        return StreamHead(tenant_id, stream_id, row[1], row[2])
+
+    async def log_state(self, tenant_id: str, stream_id: str | None = None) -> LogState:
+        sql = statements()
+        async with self._transaction(tenant_id, isolation="repeatable_read") as db:
+            extents = await db.fetchrow(sql.log_state, tenant_id, stream_id or "")
+            if stream_id is None:
+                rows = await db.fetch(sql.stream_heads, tenant_id)
+            else:
+                rows = await db.fetch(sql.stream_head, tenant_id, stream_id)
+        position, last_position, last_version = extents or (0, 0, 0)
+        heads = {row[0]: StreamHead(tenant_id, row[0], row[1], row[2]) for row in rows}
+        return LogState(position or 0, heads, last_position or 0, last_version or 0)
+
+    async def tenants(self) -> list[str]:
+        async with self._connections.connection() as db:
+            return [row[0] for row in await db.fetch(statements().tenants)]
+
+    # -- snapshots and the Merkle tree ---------------------------------------------------------
+
+    async def save_snapshot(self, snapshot: SnapshotRecord) -> None:
+        async with self._transaction(snapshot.tenant_id) as db:
+            await db.execute(statements().save_snapshot, *snapshot)
+
+    async def load_snapshot(
+        self, tenant_id: str, name: str, stream_id: str
+    ) -> SnapshotRecord | None:
+        async with self._reader(tenant_id) as db:
+            row = await db.fetchrow(statements().load_snapshot, tenant_id, name, stream_id)
+        return SnapshotRecord(*row) if row else None
+
+    async def merkle_nodes(
+        self, tenant_id: str, algorithm: str, level: int, first: int, last: int
+    ) -> list[bytes]:
+        async with self._reader(tenant_id) as db:
+            rows = await db.fetch(
+                statements().merkle_nodes, tenant_id, algorithm, level, first, last
+            )
+        return contiguous([(row[0], row[1]) for row in rows], first)
+
+    async def merkle_extent(self, tenant_id: str, algorithm: str, level: int) -> int:
+        async with self._reader(tenant_id) as db:
+            count = await db.fetchval(statements().merkle_extent, tenant_id, algorithm, level)
+        return int(count)
+
+    async def save_merkle_nodes(
+        self, tenant_id: str, algorithm: str, nodes: Sequence[tuple[int, int, bytes]]
+    ) -> None:
+        if not nodes:
+            return
+        async with self._transaction(tenant_id) as db:
+            await db.execute(
+                statements().save_merkle,
+                tenant_id,
+                algorithm,
+                [level for level, _, _ in nodes],
+                [index for _, index, _ in nodes],
+                [digest for _, _, digest in nodes],
+            )
+
+    # -- read models -------------------------------------------------------------------------
+
+    async def read_model_position(self, tenant_id: str, name: str) -> int:
+        async with self._reader(tenant_id) as db:
+            position = await db.fetchval(statements().read_model_position, tenant_id, name)
+        return int(position or 0)
+
+    async def commit_documents(
+        self,
+        tenant_id: str,
+        name: str,
+        *,
+        expected_position: int,
+        position: int,
+        upserts: Sequence[Document],
+        deletes: Sequence[str] = (),
+    ) -> bool:
+        async with self._transaction(tenant_id) as db:
+            return await docs.commit_documents(
+                db, tenant_id, name, expected_position, position, upserts, deletes
+            )
+
+    async def search_documents(
+        self,
+        tenant_id: str,
+        name: str,
+        terms: Sequence[str],
+        *,
+        scopes: Sequence[str] | None,
+        limit: int,
+        max_position: int | None = None,
+    ) -> list[Document]:
+        async with self._reader(tenant_id) as db:
+            return await docs.search_documents(
+                db, tenant_id, name, terms, scopes, limit, max_position
+            )
+
+    async def document_stats(
+        self,
+        tenant_id: str,
+        name: str,
+        terms: Sequence[str],
+        *,
+        scopes: Sequence[str] | None,
+        max_position: int | None = None,
+    ) -> DocumentStats:
+        async with self._transaction(tenant_id, isolation="repeatable_read") as db:
+            return await docs.document_stats(db, tenant_id, name, terms, scopes, max_position)
+
+    async def read_documents(
+        self, tenant_id: str, name: str, keys: Sequence[str]
+    ) -> list[Document]:
+        async with self._reader(tenant_id) as db:
+            return await docs.read_documents(db, tenant_id, name, keys)
+
+    async def reset_read_model(self, tenant_id: str, name: str) -> None:
+        async with self._transaction(tenant_id) as db:
+            await db.execute(statements().reset_documents, tenant_id, name)
+            await db.execute(statements().reset_read_model, tenant_id, name)

@@ -1,0 +1,88 @@
+"""Schema set-up and upgrade, decided once for every SQL backend.
+
+Opening a database reads its schema version. The current version needs nothing (and takes no
+lock). Otherwise, under a lock that serialises every process opening the same database
+(``BEGIN IMMEDIATE`` on SQLite, an advisory lock on PostgreSQL), the version is read again
+(another process may have set the schema up meanwhile) and then:
+
+- a newer version is refused (:class:`SchemaVersionError`: upgrade ctxledger);
+- no ctxledger schema: with ``create`` the DDL runs and the version is recorded; without it,
+  or when the database holds someone else's tables, it is refused (:class:`StorageError`);
+- an older version is upgraded: every DDL step is additive and idempotent (``IF NOT EXISTS``),
+  so the DDL runs again and the new version is recorded.
+"""
+
+from __future__ import annotations
+
+from contextlib import AbstractAsyncContextManager
+from typing import Protocol
+
+from eventstore.errors import SchemaVersionError, StorageError
+from eventstore.sql.schema import SCHEMA_VERSION
+
+__all__ = ["HASH_SPEC", "SchemaSteps", "set_up_schema"]
+
+#: The hash spec version recorded in ``ledger_meta`` (docs/hash-spec.md).
+HASH_SPEC = "1"
+
+
+class SchemaSteps(Protocol):
+    """What a backend provides for set-up (each step on its own connection state)."""
+
+    where: str  # the database, for messages (never with a password)
+
+    async def schema_version(self) -> int | None:
+        """The recorded schema version; None when there is no ``ledger_meta`` table."""
+        ...
+
+    async def has_foreign_tables(self) -> bool:
+        """Whether the database holds tables but no ctxledger schema (another program's)."""
+        ...
+
+    def exclusive(self) -> AbstractAsyncContextManager[None]:
+        """A transaction holding the set-up lock; committed when the block ends normally."""
+        ...
+
+    async def create_schema(self) -> None:
+        """Run every DDL statement (idempotent)."""
+        ...
+
+    async def record_version(self, *, fresh: bool) -> None:
+        """Record ``SCHEMA_VERSION`` (and the hash spec when ``fresh``)."""
+        ...
+
+
+async def set_up_schema(steps: SchemaSteps, *, create: bool) -> bool:
+    """Create, check or upgrade the schema; returns whether anything was written."""
+    found = await steps.schema_version()
+    if found == SCHEMA_VERSION:
+        return False
+    _refuse_newer(steps, found)
+    if found is None and not create:
+        raise StorageError(
+            f"{steps.where} is not a ctxledger database (it has no ctxledger schema) and this "
+            f"command does not create one: check the path or URL (--db or CTXLEDGER_DB)"
+        )
+    async with steps.exclusive():
+        found = await steps.schema_version()
+        if found == SCHEMA_VERSION:
+            return False
+        _refuse_newer(steps, found)
+        if found is None and await steps.has_foreign_tables():
+            raise StorageError(
+                f"{steps.where} holds tables of another program and no ctxledger schema; "
+                f"ctxledger does not add its tables to it: choose a new file or database"
+            )
+        await steps.create_schema()
+        await steps.record_version(fresh=found is None)
+    return True
+
+
+def _refuse_newer(steps: SchemaSteps, found: int | None) -> None:
+    if found is not None and found > SCHEMA_VERSION:
+        raise SchemaVersionError(
+            f"the database {steps.where}",
+            found,
+            SCHEMA_VERSION,
+            "upgrade ctxledger to open it (it was written by a newer release)",
+        )

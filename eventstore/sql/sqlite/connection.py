@@ -1,0 +1,114 @@
+"""The one seam between the SQLite recorder and its driver.
+
+Each operation is one plain function that runs whole in the aiosqlite worker thread that owns
+the ``sqlite3`` connection, submitted through ``aiosqlite.Connection._execute`` (the same worker
+queue SQLAlchemy's own aiosqlite adapter feeds): with aiosqlite every statement is a hop to
+that thread and back, and the hops, not SQL or hashing, dominate an append (DESIGN §8).
+
+Driver errors become ctxledger errors here and nowhere else, by SQLite's result code (never by
+the text of a message): :data:`RESULT_CODES`.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any, TypeVar
+
+import aiosqlite
+from sqlalchemy.exc import DBAPIError
+from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
+
+from eventstore.errors import LedgerError, StorageError
+
+__all__ = ["RESULT_CODES", "check_path", "connect", "run_in_worker", "storage_error"]
+
+T = TypeVar("T")
+
+# SQLite's primary result codes (https://sqlite.org/rescode.html) and what to tell the user.
+_BUSY, _LOCKED, _READONLY, _IOERR, _CORRUPT, _FULL, _CANTOPEN = 5, 6, 8, 10, 11, 13, 14
+_CONSTRAINT, _NOTADB = 19, 26
+_CONSTRAINT_TRIGGER = 1811  # extended code: a trigger's RAISE(ABORT, ...)
+
+RESULT_CODES: dict[int, str] = {
+    _BUSY: "stayed locked by another writer longer than the busy timeout; retry the "
+    "operation, or open the store with a larger busy_timeout",
+    _LOCKED: "is locked by another connection of this process; retry the operation",
+    _READONLY: "is read-only (file permissions, or a read-only mount); open it with "
+    "create=False for reading, or copy it somewhere writable",
+    _IOERR: "could not be read or written (an I/O error of the file system)",
+    _CORRUPT: "is damaged (the file is corrupt); restore it from a backup",
+    _FULL: "cannot grow: the disk is full",
+    _CANTOPEN: "cannot be opened: check that the path is a file in an existing directory "
+    "that this process may write",
+    _NOTADB: "is not a SQLite database; choose another file",
+}
+
+
+def storage_error(path: str, error: sqlite3.Error) -> StorageError:
+    """The ctxledger error for a driver error, chosen by result code."""
+    extended = getattr(error, "sqlite_errorcode", None)
+    if extended == _CONSTRAINT_TRIGGER:
+        return StorageError(f"the database refused a change to {path}: {error}")
+    advice = RESULT_CODES.get(extended & 0xFF) if isinstance(extended, int) else None
+    if advice is not None:
+        return StorageError(f"SQLite database {path} {advice} ({error})")
+    name = getattr(error, "sqlite_errorname", type(error).__name__)
+    return StorageError(f"SQLite error on {path}: {name}: {error}")
+
+
+def check_path(path: str, *, create: bool) -> None:
+    """Refuse a missing file (unless creating) or a missing directory, before SQLite would
+    create or fail obscurely."""
+    if path == ":memory:":
+        return
+    target = Path(path).expanduser()
+    if target.is_dir():
+        raise StorageError(f"{path} is a directory, not a database file: choose a file path")
+    if not create and not target.is_file():
+        raise StorageError(
+            f"there is no database at {path}: check the path (--db or CTXLEDGER_DB); nothing "
+            f"was created"
+        )
+    parent = target.resolve().parent
+    if not parent.is_dir():
+        raise StorageError(
+            f"cannot open SQLite database {path}: directory {parent} does not exist; create it "
+            f"first or choose another path"
+        )
+
+
+async def connect(engine: AsyncEngine, path: str) -> AsyncConnection:
+    """A connection from the engine's pool, with driver errors translated."""
+    try:
+        return await engine.connect()
+    except DBAPIError as error:
+        if isinstance(error.orig, sqlite3.Error):
+            raise storage_error(path, error.orig) from error
+        raise StorageError(f"cannot connect to {path}: {error}") from error
+
+
+async def run_in_worker(
+    connection: AsyncConnection, path: str, fn: Callable[..., T], *args: Any
+) -> T:
+    """Run ``fn(sqlite3_connection, *args)`` in the connection's worker thread."""
+    raw = await connection.get_raw_connection()
+    driver = raw.driver_connection
+    if not isinstance(driver, aiosqlite.Connection) or not hasattr(driver, "_execute"):
+        raise StorageError(
+            "this aiosqlite version has no worker queue (Connection._execute); "
+            "install aiosqlite>=0.20,<0.23 as ctxledger's requirements say"
+        )
+    database: sqlite3.Connection = driver._conn
+
+    def in_thread() -> T:
+        return fn(database, *args)
+
+    try:
+        result: T = await driver._execute(in_thread)  # type: ignore[no-untyped-call]
+    except LedgerError:
+        raise
+    except sqlite3.Error as error:
+        raise storage_error(path, error) from error
+    return result

@@ -1,0 +1,298 @@
+"""The SQLite recorder: SQLAlchemy 2 async engine over aiosqlite, one thread hop per operation.
+
+Each operation runs whole in the connection's worker thread (see ``connection``); the SQL is
+compiled once from the SQLAlchemy Core tables (see ``statements``), so the schema has a single
+definition. Durability and isolation: WAL journal, ``synchronous=FULL`` by default, a busy
+timeout, and ``BEGIN IMMEDIATE`` for every writer, which serialises writers across processes
+so positions are assigned in commit order without gaps.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable, Sequence
+from typing import Any, Final, TypeVar
+
+from sqlalchemy import event as sa_event
+from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine, create_async_engine
+from sqlalchemy.pool import StaticPool
+
+from eventstore.erasure import run_erasure
+from eventstore.errors import StorageError
+from eventstore.recorder import (
+    AppendOutcome,
+    Document,
+    DocumentStats,
+    ErasureOutcome,
+    LogState,
+    MakeErasure,
+)
+from eventstore.records import PendingEvent, SnapshotRecord, StoredEvent, StreamHead
+from eventstore.sql.rows import contiguous
+from eventstore.sql.setup import set_up_schema
+from eventstore.sql.sqlite import documents as docs
+from eventstore.sql.sqlite import worker
+from eventstore.sql.sqlite.connection import check_path, connect, run_in_worker
+from eventstore.sql.sqlite.erasure import SqliteErasure
+from eventstore.sql.sqlite.schema_steps import SqliteSchemaSteps
+from eventstore.sql.sqlite.statements import statements
+from eventstore.timestamps import timestamp_now
+
+__all__ = ["SYNCHRONOUS_MODES", "SqliteRecorder"]
+
+SYNCHRONOUS_MODES: Final = ("OFF", "NORMAL", "FULL", "EXTRA")
+T = TypeVar("T")
+
+
+class SqliteRecorder:
+    """A :class:`~eventstore.recorder.Recorder` on one SQLite database file.
+
+    Args:
+        path: the database file (created if missing) or ``":memory:"``.
+        synchronous: SQLite's ``synchronous`` pragma; ``FULL`` (default) survives power loss.
+        busy_timeout: seconds a writer waits for another process's write lock.
+        journal_wal: use the WAL journal (default); readers then never block the writer.
+        create: create the database file and schema if missing (default); when False, a
+            missing file or schema is an error (for tools that only read or verify).
+    """
+
+    def __init__(
+        self,
+        path: str,
+        *,
+        synchronous: str = "FULL",
+        busy_timeout: float = 5.0,
+        journal_wal: bool = True,
+        create: bool = True,
+    ) -> None:
+        mode = synchronous.upper()
+        if mode not in SYNCHRONOUS_MODES:
+            raise ValueError(
+                f"synchronous must be one of {', '.join(SYNCHRONOUS_MODES)}, got {synchronous!r}"
+            )
+        if busy_timeout < 0:
+            raise ValueError(f"busy_timeout must be >= 0 seconds, got {busy_timeout}")
+        self.path = path
+        self.synchronous = mode
+        self.busy_timeout = busy_timeout
+        self.journal_wal = journal_wal and path != ":memory:"
+        self.create = create
+        self._engine: AsyncEngine | None = None
+        self._writer: AsyncConnection | None = None
+        self._write_lock = asyncio.Lock()
+
+    # -- lifecycle ---------------------------------------------------------------------------
+
+    async def initialize(self) -> None:
+        if self._engine is not None:
+            return
+        check_path(self.path, create=self.create)
+        engine = self._create_engine()
+        try:
+            self._writer = await connect(engine, self.path)
+            if self.journal_wal:
+                await self._run(self._writer, worker.use_wal, self.path)
+            await set_up_schema(SqliteSchemaSteps(self, self._writer), create=self.create)
+        except BaseException:
+            writer, self._writer = self._writer, None
+            if writer is not None:
+                await writer.close()
+            await engine.dispose()
+            raise
+        self._engine = engine
+
+    def _create_engine(self) -> AsyncEngine:
+        options: dict[str, Any] = {
+            # Autocommit mode at the driver: every transaction is an explicit BEGIN ... COMMIT.
+            "connect_args": {"timeout": self.busy_timeout, "isolation_level": None},
+        }
+        if self.path == ":memory:":
+            options["poolclass"] = StaticPool
+        engine = create_async_engine(f"sqlite+aiosqlite:///{self.path}", **options)
+        synchronous = self.synchronous
+
+        @sa_event.listens_for(engine.sync_engine, "connect")
+        def _configure(dbapi_connection: Any, _record: Any) -> None:
+            cursor = dbapi_connection.cursor()
+            cursor.execute(f"PRAGMA synchronous={synchronous}")
+            cursor.close()
+
+        return engine
+
+    async def close(self) -> None:
+        engine, writer = self._engine, self._writer
+        self._engine = self._writer = None
+        if writer is not None:
+            await writer.close()
+        if engine is not None:
+            await engine.dispose()
+
+    # -- running in the worker thread --------------------------------------------------------
+
+    async def _run(self, connection: AsyncConnection, fn: Callable[..., T], *args: Any) -> T:
+        return await run_in_worker(connection, self.path, fn, *args)
+
+    async def _read(self, fn: Callable[..., T], *args: Any) -> T:
+        connection = await connect(self._ready(), self.path)
+        try:
+            return await self._run(connection, fn, *args)
+        finally:
+            await connection.close()
+
+    async def _write(self, fn: Callable[..., T], *args: Any) -> T:
+        self._ready()
+        async with self._write_lock:
+            assert self._writer is not None
+            return await self._run(self._writer, worker.in_transaction(fn), *args)
+
+    def _ready(self) -> AsyncEngine:
+        if self._engine is None:
+            raise StorageError(
+                "the store is not open: use 'async with EventStore.open(...)' or await "
+                "store.initialize() first"
+            )
+        return self._engine
+
+    # -- the log -----------------------------------------------------------------------------
+
+    async def append(
+        self,
+        tenant_id: str,
+        stream_id: str,
+        expected_version: int | None,
+        pending: Sequence[PendingEvent],
+    ) -> AppendOutcome:
+        return await self._write(worker.append, tenant_id, stream_id, expected_version, pending)
+
+    async def erase(
+        self, tenant_id: str, event_ids: Sequence[str], make_erasure: MakeErasure
+    ) -> ErasureOutcome:
+        self._ready()
+        async with self._write_lock:
+            writer = self._writer
+            assert writer is not None
+            await self._run(writer, worker.begin)
+            try:
+                steps = SqliteErasure(self, writer, tenant_id)
+                outcome = await run_erasure(
+                    steps, tenant_id, event_ids, make_erasure, timestamp_now()
+                )
+                await self._run(writer, worker.commit)
+            except BaseException:
+                await self._run(writer, worker.rollback)
+                raise
+            return outcome
+
+    async def read_stream(
+        self, tenant_id: str, stream_id: str, from_version: int, to_version: int | None
+    ) -> list[StoredEvent]:
+        sql = statements()
+        if to_version is None:
+            return await self._read(worker.fetch, sql.stream, (tenant_id, stream_id, from_version))
+        arguments = (tenant_id, stream_id, from_version, to_version)
+        return await self._read(worker.fetch, sql.stream_upto, arguments)
+
+    async def read_log(
+        self, tenant_id: str, after_position: int, limit: int, to_position: int | None = None
+    ) -> list[StoredEvent]:
+        sql = statements()
+        if to_position is None:
+            return await self._read(worker.fetch, sql.log, (tenant_id, after_position, limit))
+        arguments = (tenant_id, after_position, to_position, limit)
+        return await self._read(worker.fetch, sql.log_upto, arguments)
+
+    async def read_events(self, tenant_id: str, event_ids: Sequence[str]) -> list[StoredEvent]:
+        found = await self._read(worker.events_by_id, list(event_ids))
+        return [event for event in found.values() if event.tenant_id == tenant_id]
+
+    async def read_hashes(self, tenant_id: str, first: int, last: int) -> list[bytes]:
+        return await self._read(worker.column, statements().hashes, (tenant_id, first, last))
+
+    async def stream_head(self, tenant_id: str, stream_id: str) -> StreamHead:
+        return await self._read(worker.stream_head, tenant_id, stream_id)
+
+    async def log_state(self, tenant_id: str, stream_id: str | None = None) -> LogState:
+        return await self._read(worker.in_read_transaction(worker.log_state), tenant_id, stream_id)
+
+    async def tenants(self) -> list[str]:
+        return await self._read(worker.column, statements().tenants, ())
+
+    # -- snapshots and the Merkle tree ---------------------------------------------------------
+
+    async def save_snapshot(self, snapshot: SnapshotRecord) -> None:
+        await self._write(worker.execute, statements().save_snapshot, tuple(snapshot))
+
+    async def load_snapshot(
+        self, tenant_id: str, name: str, stream_id: str
+    ) -> SnapshotRecord | None:
+        return await self._read(worker.load_snapshot, tenant_id, name, stream_id)
+
+    async def merkle_nodes(
+        self, tenant_id: str, algorithm: str, level: int, first: int, last: int
+    ) -> list[bytes]:
+        arguments = (tenant_id, algorithm, level, first, last)
+        return contiguous(
+            await self._read(worker.rows, statements().merkle_nodes, arguments), first
+        )
+
+    async def merkle_extent(self, tenant_id: str, algorithm: str, level: int) -> int:
+        arguments = (tenant_id, algorithm, level)
+        (count,) = await self._read(worker.column, statements().merkle_extent, arguments)
+        return int(count)
+
+    async def save_merkle_nodes(
+        self, tenant_id: str, algorithm: str, nodes: Sequence[tuple[int, int, bytes]]
+    ) -> None:
+        rows = [(tenant_id, algorithm, level, index, digest) for level, index, digest in nodes]
+        await self._write(worker.executemany, statements().save_merkle, rows)
+
+    # -- read models -------------------------------------------------------------------------
+
+    async def read_model_position(self, tenant_id: str, name: str) -> int:
+        return await self._read(docs.read_model_position, tenant_id, name)
+
+    async def commit_documents(
+        self,
+        tenant_id: str,
+        name: str,
+        *,
+        expected_position: int,
+        position: int,
+        upserts: Sequence[Document],
+        deletes: Sequence[str] = (),
+    ) -> bool:
+        arguments = (tenant_id, name, expected_position, position, upserts, deletes)
+        return await self._write(docs.commit_documents, *arguments)
+
+    async def search_documents(
+        self,
+        tenant_id: str,
+        name: str,
+        terms: Sequence[str],
+        *,
+        scopes: Sequence[str] | None,
+        limit: int,
+        max_position: int | None = None,
+    ) -> list[Document]:
+        arguments = (tenant_id, name, list(terms), scopes, limit, max_position)
+        return await self._read(docs.search_documents, *arguments)
+
+    async def document_stats(
+        self,
+        tenant_id: str,
+        name: str,
+        terms: Sequence[str],
+        *,
+        scopes: Sequence[str] | None,
+        max_position: int | None = None,
+    ) -> DocumentStats:
+        arguments = (tenant_id, name, list(terms), scopes, max_position)
+        return await self._read(worker.in_read_transaction(docs.document_stats), *arguments)
+
+    async def read_documents(
+        self, tenant_id: str, name: str, keys: Sequence[str]
+    ) -> list[Document]:
+        return await self._read(docs.read_documents, tenant_id, name, list(keys))
+
+    async def reset_read_model(self, tenant_id: str, name: str) -> None:
+        await self._write(docs.reset_read_model, tenant_id, name)

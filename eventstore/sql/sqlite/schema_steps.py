@@ -1,0 +1,76 @@
+"""The schema set-up steps on SQLite (see :func:`eventstore.sql.setup.set_up_schema`)."""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from typing import TYPE_CHECKING
+
+from sqlalchemy.ext.asyncio import AsyncConnection
+
+from eventstore.sql.schema import SCHEMA_VERSION
+from eventstore.sql.setup import HASH_SPEC
+from eventstore.sql.sqlite import worker
+from eventstore.sql.sqlite.ddl import ddl_statements
+from eventstore.sql.sqlite.statements import statements
+
+if TYPE_CHECKING:
+    from eventstore.sql.sqlite.recorder import SqliteRecorder
+
+__all__ = ["SqliteSchemaSteps"]
+
+
+class SqliteSchemaSteps:
+    """:class:`~eventstore.sql.setup.SchemaSteps` on the writer connection; the set-up lock is
+    ``BEGIN IMMEDIATE`` (SQLite's database-wide write lock)."""
+
+    def __init__(self, recorder: SqliteRecorder, writer: AsyncConnection) -> None:
+        self.recorder = recorder
+        self.writer = writer
+        self.where = recorder.path
+
+    async def schema_version(self) -> int | None:
+        return await self.recorder._run(self.writer, _schema_version)
+
+    async def has_foreign_tables(self) -> bool:
+        return await self.recorder._run(self.writer, _has_tables)
+
+    @asynccontextmanager
+    async def exclusive(self) -> AsyncIterator[None]:
+        await self.recorder._run(self.writer, worker.begin)
+        try:
+            yield
+            await self.recorder._run(self.writer, worker.commit)
+        except BaseException:
+            await self.recorder._run(self.writer, worker.rollback)
+            raise
+
+    async def create_schema(self) -> None:
+        await self.recorder._run(self.writer, _run_all, ddl_statements())
+
+    async def record_version(self, *, fresh: bool) -> None:
+        rows = [("schema_version", str(SCHEMA_VERSION))]
+        if fresh:
+            rows.append(("hash_spec", HASH_SPEC))
+        await self.recorder._run(self.writer, worker.executemany, statements().meta_put, rows)
+
+
+def _tables(db: sqlite3.Connection) -> set[str]:
+    return {row[0] for row in db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+
+
+def _schema_version(db: sqlite3.Connection) -> int | None:
+    if "ledger_meta" not in _tables(db):
+        return None
+    row = db.execute(statements().meta_get, ("schema_version",)).fetchone()
+    return int(row[0]) if row else None
+
+
+def _has_tables(db: sqlite3.Connection) -> bool:
+    return bool(_tables(db) - {"ledger_meta"})
+
+
+def _run_all(db: sqlite3.Connection, ddl: list[str]) -> None:
+    for statement in ddl:
+        db.execute(statement)

@@ -1,0 +1,139 @@
+"""The statements the SQLite recorder runs, compiled once from the Core tables (lazily:
+nothing happens at import)."""
+
+from __future__ import annotations
+
+from functools import cache
+
+from sqlalchemy import func, select
+
+from eventstore.sql.rows import SELECT_EVENTS
+from eventstore.sql.schema import (
+    erasures,
+    events,
+    ledger_meta,
+    payloads,
+    snapshots,
+    stream_heads,
+    tenant_heads,
+)
+from eventstore.sql.sqlite.ddl import compile_sql as _sql
+
+__all__ = ["Statements", "statements"]
+
+
+class Statements:
+    """Every statement, as SQL text with ``?`` parameters."""
+
+    def __init__(self) -> None:
+        e, h, t, m = events.c, stream_heads.c, tenant_heads.c, ledger_meta.c
+        self.insert_event = _sql(events.insert())
+        self.insert_payload = _sql(payloads.insert())
+        self.insert_erasure = _sql(erasures.insert())
+        self.delete_payload = _sql(payloads.delete().where(payloads.c.event_id == "?"))
+        self.events_by_id = _sql(SELECT_EVENTS) + " WHERE events.event_id IN ({marks})"
+        where_stream = (e.tenant_id == "?", e.stream_id == "?", e.version >= "?")
+        self.stream = _sql(SELECT_EVENTS.where(*where_stream).order_by(e.version))
+        self.stream_upto = _sql(
+            SELECT_EVENTS.where(*where_stream, e.version <= "?").order_by(e.version)
+        )
+        # LIMIT is appended by hand: SQLite's compiler would add an OFFSET parameter too.
+        where_log = (e.tenant_id == "?", e.position > "?")
+        self.log = _sql(SELECT_EVENTS.where(*where_log).order_by(e.position)) + " LIMIT ?"
+        self.log_upto = (
+            _sql(SELECT_EVENTS.where(*where_log, e.position <= "?").order_by(e.position))
+            + " LIMIT ?"
+        )
+        self.stream_head = _sql(
+            select(h.version, h.hash).where(h.tenant_id == "?", h.stream_id == "?")
+        )
+        self.stream_heads = _sql(select(h.stream_id, h.version, h.hash).where(h.tenant_id == "?"))
+        self.upsert_stream_head = (
+            "INSERT INTO stream_heads (tenant_id, stream_id, version, hash) VALUES (?, ?, ?, ?) "
+            "ON CONFLICT (tenant_id, stream_id) DO UPDATE SET version = excluded.version, "
+            "hash = excluded.hash"
+        )
+        self.tenant_position = _sql(select(t.position).where(t.tenant_id == "?"))
+        self.upsert_tenant_head = (
+            "INSERT INTO tenant_heads (tenant_id, position) VALUES (?, ?) "
+            "ON CONFLICT (tenant_id) DO UPDATE SET position = excluded.position"
+        )
+        self.last_position = _sql(select(func.max(e.position)).where(e.tenant_id == "?"))
+        self.last_version = _sql(
+            select(func.max(e.version)).where(e.tenant_id == "?", e.stream_id == "?")
+        )
+        self.tenants = _sql(select(t.tenant_id).order_by(t.tenant_id))
+        self.save_snapshot = (
+            "INSERT OR REPLACE INTO snapshots (tenant_id, name, stream_id, projection_version, "
+            "version, position, state, state_hash) VALUES (?, ?, ?, ?, ?, ?, ?, ?)"
+        )
+        n = snapshots.c
+        self.load_snapshot = _sql(
+            select(*snapshots.c).where(n.tenant_id == "?", n.name == "?", n.stream_id == "?")
+        )
+        self.drop_snapshots = "DELETE FROM snapshots WHERE tenant_id = ? AND stream_id = ?"
+        self.hashes = (
+            "SELECT hash FROM events WHERE tenant_id = ? AND position >= ? AND position <= ? "
+            "ORDER BY position"
+        )
+        self.merkle_nodes = (
+            "SELECT idx, hash FROM merkle_nodes WHERE tenant_id = ? AND algorithm = ? AND "
+            "level = ? AND idx >= ? AND idx <= ? ORDER BY idx"
+        )
+        self.merkle_extent = (
+            "SELECT count(*) FROM merkle_nodes WHERE tenant_id = ? AND algorithm = ? AND level = ?"
+        )
+        self.save_merkle = (
+            "INSERT OR IGNORE INTO merkle_nodes (tenant_id, algorithm, level, idx, hash) "
+            "VALUES (?, ?, ?, ?, ?)"
+        )
+        self.meta_get = _sql(select(m.value).where(m.key == "?"))
+        self.meta_put = (
+            "INSERT INTO ledger_meta (key, value) VALUES (?, ?) "
+            "ON CONFLICT (key) DO UPDATE SET value = excluded.value"
+        )
+        self._documents()
+
+    def _documents(self) -> None:
+        columns = "key, scope, event_id, position, terms, data"
+        self.read_model_position = (
+            "SELECT position FROM read_models WHERE tenant_id = ? AND name = ?"
+        )
+        self.save_read_model_position = (
+            "INSERT INTO read_models (tenant_id, name, position) VALUES (?, ?, ?) "
+            "ON CONFLICT (tenant_id, name) DO UPDATE SET position = excluded.position"
+        )
+        self.delete_document = "DELETE FROM documents WHERE tenant_id = ? AND name = ? AND key = ?"
+        self.insert_document = (
+            "INSERT INTO documents (tenant_id, name, key, scope, event_id, position, length, "
+            "terms, data) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)"
+        )
+        self.documents_by_key = (
+            f"SELECT {columns} FROM documents WHERE tenant_id = ? AND name = ? "
+            "AND key IN ({marks})"
+        )
+        # The MATCH finds rows of every tenant; the join keeps this tenant's, in scope.
+        self.search = (
+            f"SELECT {', '.join('d.' + c for c in columns.split(', '))} FROM documents_fts "
+            "JOIN documents AS d ON d.rowid = documents_fts.rowid "
+            "WHERE documents_fts MATCH ? AND d.tenant_id = ? AND d.name = ? AND d.position <= ? "
+            "{scopes} ORDER BY bm25(documents_fts) LIMIT ?"
+        )
+        self.corpus = (
+            "SELECT count(*), coalesce(sum(length), 0) FROM documents "
+            "WHERE tenant_id = ? AND name = ? AND position <= ? {scopes}"
+        )
+        self.frequency = (
+            "SELECT count(*) FROM documents_fts JOIN documents AS d "
+            "ON d.rowid = documents_fts.rowid WHERE documents_fts MATCH ? AND d.tenant_id = ? "
+            "AND d.name = ? AND d.position <= ? {scopes}"
+        )
+        self.reset_documents = "DELETE FROM documents WHERE tenant_id = ? AND name = ?"
+        self.reset_read_model = "DELETE FROM read_models WHERE tenant_id = ? AND name = ?"
+        self.drop_documents_of = "DELETE FROM documents WHERE tenant_id = ? AND event_id = ?"
+
+
+@cache
+def statements() -> Statements:
+    """The compiled statements (built on first use)."""
+    return Statements()
