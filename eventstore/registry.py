@@ -106,8 +106,13 @@ class EventTypeRegistry:
         try:
             event_type.model.model_validate(data)
         except ValidationError as error:
+            problems = "; ".join(
+                f"{'.'.join(str(part) for part in item['loc']) or 'data'}: {item['msg']}"
+                for item in error.errors()[:5]
+            )
             raise EventValidationError(
-                f"data of event type {name!r} does not match {event_type.model.__name__}: {error}"
+                f"data of event type {name!r} is not a valid {event_type.model.__name__} "
+                f"({problems}); nothing was written"
             ) from error
 
     def upcast(self, name: str, stored_version: int, data: dict[str, Any]) -> tuple[int, Any]:

@@ -5,12 +5,24 @@ tenant's ``audit/refusals`` stream, so the refusal itself is auditable and count
 
 from __future__ import annotations
 
+from pydantic import BaseModel, ConfigDict, Field
+
 from eventstore import EventStore, NewEvent, RecordedEvent
 
-__all__ = ["ACCESS_REFUSED", "AUDIT_STREAM", "record_refusal"]
+__all__ = ["ACCESS_REFUSED", "AUDIT_STREAM", "AccessRefused", "record_refusal"]
 
 AUDIT_STREAM = "audit/refusals"
 ACCESS_REFUSED = "AccessRefused"
+
+
+class AccessRefused(BaseModel):
+    """What was refused and why, and how many references it named (never foreign ids)."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    operation: str = Field(min_length=1)
+    reason: str
+    references: int = Field(ge=0)
 
 
 async def record_refusal(

@@ -8,27 +8,12 @@ from pathlib import Path
 
 from eventstore import EventStore
 from eventstore.records import CHECKPOINT_EVENT_TYPE, ERASURE_EVENT_TYPE
-from projections.audit import ACCESS_REFUSED
-from projections.context import view
 from projections.demo import run_demo
-from projections.integrations import adk
-from projections.integrations.openai_agents import GENERATION_STARTED
-from projections.memory.events import MEMORY_EVENT_TYPES
+from projections.events import LEDGER_EVENTS
 from tests.conftest import ROOT
 
 PAGE = ROOT / "docs" / "events.md"
-TYPES = {
-    *(getattr(view, name) for name in view.__all__ if name.isupper()),
-    *MEMORY_EVENT_TYPES,
-    ACCESS_REFUSED,
-    ERASURE_EVENT_TYPE,
-    CHECKPOINT_EVENT_TYPE,
-    GENERATION_STARTED,
-    adk.SESSION_CREATED,
-    adk.EVENT_APPENDED,
-    adk.SESSION_DELETED,
-    adk.STATE_CHANGED,
-}
+TYPES = {*LEDGER_EVENTS, ERASURE_EVENT_TYPE, CHECKPOINT_EVENT_TYPE}
 
 
 def catalogue() -> dict[str, set[str]]:
@@ -67,3 +52,10 @@ def test_every_field_the_demo_writes_is_documented(tmp_path: Path) -> None:
     for event_type, keys in asyncio.run(fields()).items():
         assert event_type in documented, event_type
         assert sorted(keys - documented[event_type]) == [], event_type
+
+
+def test_every_documented_field_is_a_field_of_the_model() -> None:
+    documented = catalogue()
+    for name, (model, _) in LEDGER_EVENTS.items():
+        assert sorted(documented[name] - set(model.model_fields)) == [], name
+        assert sorted(set(model.model_fields) - documented[name]) == [], name

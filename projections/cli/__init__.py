@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from projections.cli import (
     audit_commands,
+    consent_commands,
     log_commands,
     memory_commands,
     report_commands,
@@ -25,6 +26,7 @@ _COMMAND_MODULES = (
     memory_commands,
     report_commands,
     audit_commands,
+    consent_commands,
 )
 
 

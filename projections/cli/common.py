@@ -70,5 +70,8 @@ def cli(context: click.Context, db: str) -> None:
 
 
 def open_store(context: click.Context, *, create: bool = False) -> EventStore:
-    """The store named by ``--db``; only commands that write may create a new database."""
-    return EventStore.open(str(context.obj), create=create)
+    """The store named by ``--db``, knowing every ctxledger event type (so an invalid payload
+    of one is refused); only commands that write may create a new database."""
+    from projections.events import ledger_registry
+
+    return EventStore.open(str(context.obj), registry=ledger_registry(), create=create)

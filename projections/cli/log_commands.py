@@ -354,6 +354,6 @@ def demo_command(database: Path | None, as_json: bool) -> None:
 @_NARRATED_JSON
 def tour_command(database: Path | None, as_json: bool) -> None:
     """A guided tour of the log: append, retry, conflict, erase, verify, catch tampering."""
-    from projections.tour import run_tour
+    from projections.demo.tour import run_tour
 
     _narrate(run_tour, database, as_json)

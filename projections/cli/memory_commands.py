@@ -6,209 +6,20 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import signal
-from datetime import UTC, datetime, timedelta
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
 import click
 from rich.table import Table
 
-from eventstore import EventStore, RecordedEvent
+from eventstore import EventStore
 from projections.cli.common import cli, open_store, print_json, run, stdout
+from projections.cli.recording import print_event, utc
 from projections.memory import LongTermMemory, MemoryPolicy, Promoter, PromotionReport
 from projections.memory.rules import Candidate, RecalledMemory
 
 __all__: list[str] = []
-
-_TIME = click.DateTime(["%Y-%m-%dT%H:%M:%S%z", "%Y-%m-%dT%H:%M:%S", "%Y-%m-%d"])
-
-
-def _utc(value: datetime | None) -> datetime | None:
-    """Times without an offset are UTC."""
-    if value is None or value.tzinfo is not None:
-        return value
-    return value.replace(tzinfo=UTC)
-
-
-def _data(event: RecordedEvent) -> dict[str, Any]:
-    """The data of an event this command has just recorded (never erased)."""
-    assert event.data is not None
-    return event.data
-
-
-def _print_event(event: RecordedEvent, as_json: bool, line: str) -> None:
-    """What a recording command prints: the recorded event as JSON, or one line for people."""
-    if as_json:
-        print_json(event.model_dump(mode="json"))
-    else:
-        stdout.print(line)
-
-
-def _scope(scopes: tuple[str, ...]) -> tuple[list[str], list[str]]:
-    """Split ``--scope`` values into categories and keys: ``category:X`` (or just ``X``) and
-    ``key:PATTERN``."""
-    categories, keys = [], []
-    for scope in scopes:
-        kind, _, name = scope.partition(":")
-        if not name:
-            kind, name = "category", kind
-        if kind == "category" and name:
-            categories.append(name)
-        elif kind == "key" and name:
-            keys.append(name)
-        else:
-            raise click.BadParameter(
-                f"{scope!r}: a scope is 'category:NAME' (or just NAME) or 'key:PATTERN'",
-                param_hint="--scope",
-            )
-    return categories, keys
-
-
-# -- consent ----------------------------------------------------------------------------------
-
-
-@cli.group("consent")
-def consent_group() -> None:
-    """Record a user's consent for long-term memory, or revoke it."""
-
-
-_SCOPE_HELP = "category:NAME (or NAME) or key:PATTERN (glob); repeatable."
-
-
-@consent_group.command("grant")
-@click.option("--tenant", required=True)
-@click.option("--user", "user_id", required=True)
-@click.option("--scope", "scopes", multiple=True, required=True, help=_SCOPE_HELP)
-@click.option("--expires", type=_TIME, help="When the consent ends (ISO 8601, UTC if no offset).")
-@click.option("--days", type=float, help="The consent ends this many days from now.")
-@click.option("--method", default="cli", show_default=True, help="How the consent was given.")
-@click.option("--evidence", multiple=True, help="Ids of the messages where the user agreed.")
-@click.option("--json", "as_json", is_flag=True)
-@click.pass_context
-def consent_grant(
-    context: click.Context,
-    tenant: str,
-    user_id: str,
-    scopes: tuple[str, ...],
-    expires: datetime | None,
-    days: float | None,
-    method: str,
-    evidence: tuple[str, ...],
-    as_json: bool,
-) -> None:
-    """Record that the user allows memories of these categories or keys to be kept."""
-    categories, keys = _scope(scopes)
-    if expires is not None and days is not None:
-        raise click.UsageError("give --expires or --days, not both")
-    until = _utc(expires) or (datetime.now(UTC) + timedelta(days=days) if days else None)
-
-    async def action() -> Any:
-        async with open_store(context, create=True) as store:
-            return await LongTermMemory(store).grant_consent(
-                tenant,
-                user_id,
-                categories=categories,
-                keys=keys,
-                expires_at=until,
-                method=method,
-                evidence_ids=evidence,
-            )
-
-    event = run(action)
-    _print_event(
-        event,
-        as_json,
-        f"consent {_data(event)['consent_id']} granted for {', '.join(scopes)}"
-        + (f" until {until.isoformat()}" if until else ""),
-    )
-
-
-@consent_group.command("revoke")
-@click.option("--tenant", required=True)
-@click.option("--user", "user_id", required=True)
-@click.option("--scope", "scopes", multiple=True, help=_SCOPE_HELP)
-@click.option("--consent-id", help="Revoke this consent.")
-@click.option("--all", "everything", is_flag=True, help="Revoke every consent of the user.")
-@click.option("--reason", required=True)
-@click.option("--method", default="cli", show_default=True)
-@click.option("--json", "as_json", is_flag=True)
-@click.pass_context
-def consent_revoke(
-    context: click.Context,
-    tenant: str,
-    user_id: str,
-    scopes: tuple[str, ...],
-    consent_id: str | None,
-    everything: bool,
-    reason: str,
-    method: str,
-    as_json: bool,
-) -> None:
-    """Revoke consents; the promoter retracts what they allowed (recall stops at once)."""
-    categories, keys = _scope(scopes)
-
-    async def action() -> Any:
-        async with open_store(context) as store:
-            return await LongTermMemory(store).revoke_consent(
-                tenant,
-                user_id,
-                consent_id=consent_id,
-                categories=categories,
-                keys=keys,
-                everything=everything,
-                reason=reason,
-                method=method,
-            )
-
-    event = run(action)
-    _print_event(event, as_json, f"revoked consent(s) {', '.join(_data(event)['consent_ids'])}")
-
-
-@consent_group.command("list")
-@click.option("--tenant", required=True)
-@click.option("--user", "user_id", required=True)
-@click.option("--json", "as_json", is_flag=True)
-@click.pass_context
-def consent_list(context: click.Context, tenant: str, user_id: str, as_json: bool) -> None:
-    """The user's consents: scope, expiry, how given, and whether revoked."""
-
-    async def action() -> list[dict[str, Any]]:
-        async with open_store(context) as store:
-            state = await LongTermMemory(store).state(tenant, user_id)
-        return [
-            {
-                "consent_id": c.consent_id,
-                "granted_at": c.granted_at.isoformat(),
-                "categories": c.data.categories if c.data else None,
-                "keys": c.data.keys if c.data else None,
-                "expires_at": c.data.expires_at.isoformat()
-                if c.data and c.data.expires_at
-                else None,
-                "method": c.data.method if c.data else None,
-                "revoked_at": c.revoked_at.isoformat() if c.revoked_at else None,
-                "erased": c.data is None,
-            }
-            for c in sorted(state.consents.values(), key=lambda c: c.position)
-        ]
-
-    rows = run(action)
-    if as_json:
-        print_json(rows)
-        return
-    table = Table("consent", "granted", "scope", "expires", "method", "revoked")
-    for row in rows:
-        scope = [f"category:{c}" for c in row["categories"] or []]
-        scope += [f"key:{k}" for k in row["keys"] or []]
-        table.add_row(
-            row["consent_id"],
-            row["granted_at"][:19],
-            ", ".join(scope) or "[erased]",
-            (row["expires_at"] or "never")[:19],
-            row["method"] or "",
-            (row["revoked_at"] or "")[:19],
-        )
-    stdout.print(table)
-
 
 # -- memory -----------------------------------------------------------------------------------
 
@@ -225,7 +36,7 @@ def _at(value: str | None) -> datetime | int | None:
     if value.isdigit():
         return int(value)
     try:
-        return _utc(datetime.fromisoformat(value))
+        return utc(datetime.fromisoformat(value))
     except ValueError:
         raise click.BadParameter(
             f"{value!r} is neither a tenant position nor an ISO 8601 time", param_hint="--at"
@@ -393,7 +204,7 @@ def memory_propose(
             )
 
     event = run(action)
-    _print_event(event, as_json, f"proposed {key} ({event.event_id})")
+    print_event(event, as_json, f"proposed {key} ({event.event_id})")
 
 
 @memory_group.command("policy")

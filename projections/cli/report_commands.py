@@ -11,7 +11,7 @@ from rich.table import Table
 
 from projections.cli.common import cli, open_store, print_json, run, stdout
 from projections.ledger import Ledger
-from projections.stats import SessionStats, TenantStats, tenant_stats
+from projections.reports.stats import SessionStats, TenantStats, tenant_stats
 
 __all__ = ["prometheus_text"]
 
@@ -127,7 +127,7 @@ def stats_command(
 @click.pass_context
 def report_command(context: click.Context, tenant: str, session_id: str, output: Path) -> None:
     """A self-contained HTML time-travel report of a session (no network needed to view it)."""
-    from projections.report import build_report
+    from projections.reports.report import build_report
 
     async def action() -> str:
         async with open_store(context) as store:

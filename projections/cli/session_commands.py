@@ -10,14 +10,14 @@ import click
 from rich.table import Table
 from rich.text import Text
 
-from projections.cli.common import cli, open_store, print_json, run, stdout
+from projections.cli.common import cli, open_store, print_json, run, stderr, stdout
 from projections.context.budget import Budget
 from projections.context.formats import FORMATS, Format, to_messages
 from projections.context.messages import Message, text_of
 from projections.context.tokens import TiktokenCounter
-from projections.context.view import RenderedContext
 from projections.errors import MessageValidationError
 from projections.ledger import Ledger
+from projections.session.render import RenderedContext
 
 __all__ = ["context_limit_for"]
 
@@ -220,6 +220,18 @@ def show_context(rendered: RenderedContext, budget: Budget) -> None:
         f"{bar} {used}/{budget.usable} tokens usable — {verdict}; "
         f"{manifest.dropped_groups} older group(s) left out"
     )
+    show_unreadable(manifest.unreadable)
+
+
+def show_unreadable(unreadable: list[dict[str, Any]]) -> None:
+    """Warn (on stderr) about stored events the projections could not read."""
+    for item in unreadable:
+        stderr.print(
+            f"[yellow]warning:[/] {item['type']} at version {item['version']} (position "
+            f"{item['position']}) is unreadable and was left out: {item['reason']}",
+            markup=True,
+            highlight=False,
+        )
 
 
 def _preview(message: Message, width: int = 70) -> str:
@@ -333,12 +345,13 @@ def compact_command(
 def summaries_command(context: click.Context, tenant: str, session_id: str, as_json: bool) -> None:
     """The summary chain of a session: every version with its status and parent."""
 
-    async def action() -> list[dict[str, Any]]:
+    async def action() -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
         async with open_store(context) as store:
             state = await Ledger(store).session(tenant, session_id).state()
-            return state.summary_chain()
+            return state.summary_chain(), [u.as_dict() for u in state.unreadable]
 
-    chain = run(action)
+    chain, unreadable = run(action)
+    show_unreadable(unreadable)
     if as_json:
         print_json(chain)
         return

@@ -12,8 +12,9 @@ groups are maintained as it grows; :func:`group_messages` runs it over a list.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, MutableSet, Sequence
+from collections.abc import Iterator, Mapping, MutableSet, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 from projections.context.messages import Message
 
@@ -28,6 +29,15 @@ class ProtocolIssue:
     message_id: str
     tool_call_id: str
     detail: str
+
+    def as_dict(self) -> dict[str, str]:
+        """The issue as JSON-ready data."""
+        return {
+            "kind": self.kind,
+            "message_id": self.message_id,
+            "tool_call_id": self.tool_call_id,
+            "detail": self.detail,
+        }
 
 
 @dataclass(frozen=True)
@@ -131,6 +141,29 @@ class Grouper:
         for message in messages:
             probe.add(message)
         return probe.issues
+
+    def to_dict(self, index_of: Mapping[str, int]) -> dict[str, Any]:
+        """The grouper as JSON-ready data; the open call is named by its message index."""
+        return {
+            "starts": self.starts,
+            "issues": [issue.as_dict() for issue in self.issues],
+            "count": self.count,
+            "open_call": index_of[self._open_call.id] if self._open_call is not None else None,
+            "waiting": self._waiting,
+            "seen_calls": sorted(self._seen_calls),
+        }
+
+    @classmethod
+    def from_dict(cls, raw: Mapping[str, Any], messages: Sequence[Message]) -> Grouper:
+        """A grouper saved by :meth:`to_dict`, over the same messages."""
+        return cls(
+            starts=list(raw["starts"]),
+            issues=[ProtocolIssue(**issue) for issue in raw["issues"]],
+            count=raw["count"],
+            _open_call=messages[raw["open_call"]] if raw["open_call"] is not None else None,
+            _waiting=list(raw["waiting"]),
+            _seen_calls=set(raw["seen_calls"]),
+        )
 
     def bounds(self, group: int) -> tuple[int, int]:
         """``(first, end)`` message indexes of group ``group``."""

@@ -30,9 +30,9 @@ from uuid_utils.compat import uuid7
 from eventstore import NewEvent
 from projections.context.budget import Budget
 from projections.context.formats import from_messages, to_messages
-from projections.context.view import ContextView
 from projections.ledger import Ledger, Session
-from projections.summaries.offline import Summarizer
+from projections.session.fold import SessionView
+from projections.summaries.summarizer import Summarizer, SummarizerFunction
 
 if TYPE_CHECKING:
     from agents.memory.session_settings import SessionSettings
@@ -49,7 +49,7 @@ class CompactionSettings:
 
     budget: Budget
     keep_groups: int = 6
-    summarizer: Summarizer | None = None
+    summarizer: Summarizer | SummarizerFunction | None = None
     target: float = 0.5
     summary_budget: int = 2000
 
@@ -184,6 +184,6 @@ class LedgerSession:
         generation, _ = await self._generation(at_position=position)
         session = self._session(generation)
         events = await self.ledger.store.read_stream(self.tenant_id, session.stream_id)
-        state = ContextView.fold([e for e in events if e.position <= position])
+        state = SessionView.fold([e for e in events if e.position <= position])
         items: list[Any] = from_messages("responses", state.messages)
         return items

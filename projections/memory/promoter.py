@@ -25,7 +25,7 @@ from projections.memory.events import (
     user_of_stream,
 )
 from projections.memory.rules import plan
-from projections.memory.service import Clock, LongTermMemory, SharedStreams
+from projections.memory.service import Clock, LongTermMemory
 
 __all__ = ["Promoter", "PromotionReport"]
 
@@ -81,17 +81,14 @@ class Promoter:
         """One pass over the tenant's users (or the ones given): promote, retract, and finish
         the erasures of forgotten proposals. Running it again at once writes nothing."""
         report = PromotionReport(tenant_id, position=await self.store.tenant_position(tenant_id))
-        shared = await self.memory.shared(tenant_id)
         for user_id in users if users is not None else await self.memory.users(tenant_id):
             report.users += 1
-            await self._promote_user(tenant_id, user_id, shared, report)
+            await self._promote_user(tenant_id, user_id, report)
         return report
 
-    async def _promote_user(
-        self, tenant_id: str, user_id: str, shared: SharedStreams, report: PromotionReport
-    ) -> None:
+    async def _promote_user(self, tenant_id: str, user_id: str, report: PromotionReport) -> None:
         for _ in range(_ATTEMPTS):
-            state = await self.memory.state(tenant_id, user_id, shared=shared)
+            state = await self.memory.state(tenant_id, user_id)
             unerased = state.forgotten_proposals()
             if unerased:  # a forget whose erasure did not happen (the caller was killed)
                 receipt = await self.store.erase(
@@ -101,7 +98,6 @@ class Promoter:
                     requested_by="promoter",
                 )
                 report.erased += len(receipt.erased)
-                shared = await self.memory.shared(tenant_id)
                 continue
             decisions = plan(state, self.memory.clock(), tracking_position=state.position)
             version = state.memory_version
@@ -118,7 +114,6 @@ class Promoter:
                 # Someone appended to the stream (a proposal, a forget, another promoter):
                 # fold again and plan from what is there now.
                 report.retries += 1
-                shared = await self.memory.shared(tenant_id)
         raise ConcurrencyError(tenant_id, memory_stream(user_id), -1, -1)
 
     @staticmethod

@@ -6,85 +6,44 @@ tenant's policy and erasure streams, merged in tenant-position order.
 
 from __future__ import annotations
 
-import heapq
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Sequence
 from datetime import UTC, datetime
-from typing import Any
 from uuid import UUID
 
-from pydantic import BaseModel, ConfigDict, ValidationError
 from uuid_utils.compat import uuid7
 
-from eventstore import ConcurrencyError, EventStore, NewEvent, RecordedEvent
+from eventstore import EventStore, NewEvent, RecordedEvent
 from eventstore.names import validate_tenant
-from eventstore.records import ERASURE_STREAM
 from projections.audit import record_refusal
-from projections.errors import MemoryNotFoundError, MemoryRequestError
+from projections.errors import MemoryRequestError
 from projections.memory.events import (
     CONSENT_GRANTED,
     CONSENT_REVOKED,
-    MEMORY_FORGOTTEN,
     MEMORY_POLICY_SET,
     MEMORY_PROPOSED,
     POLICY_STREAM,
     ConsentGranted,
     ConsentRevoked,
-    MemoryForgotten,
     MemoryPolicySet,
     MemoryProposed,
     consent_stream,
     memory_stream,
     user_of_stream,
 )
+from projections.memory.forget import ForgetReceipt, forget_memory
+from projections.memory.inputs import checked_user, validated
 from projections.memory.policy import MemoryPolicy
 from projections.memory.rules import Candidate, RecalledMemory, candidates, recall
 from projections.memory.state import UserMemory
+from projections.memory.view import USER_MEMORY
+from projections.runner import ProjectionRunner
 
-__all__ = ["At", "ForgetReceipt", "LongTermMemory", "SharedStreams"]
+__all__ = ["At", "ForgetReceipt", "LongTermMemory"]
 
 #: A point in time for time travel: a timestamp, or a tenant log position.
 At = datetime | int | None
 
 Clock = Callable[[], datetime]
-
-
-class ForgetReceipt(BaseModel):
-    """What ``forget`` did: the ``MemoryForgotten`` event and the erased proposal events."""
-
-    model_config = ConfigDict(frozen=True, arbitrary_types_allowed=True)
-
-    event: RecordedEvent | None
-    memory_ids: list[str]
-    proposal_ids: list[str]
-    erased: list[str]
-
-
-class SharedStreams(BaseModel):
-    """The tenant-wide streams every user's fold needs, read once per promoter pass."""
-
-    model_config = ConfigDict(frozen=True)
-
-    policy: list[RecordedEvent]
-    erasures: list[RecordedEvent]
-
-
-def _model(model: type[BaseModel], what: str, **fields: Any) -> dict[str, Any]:
-    """Validate fields into an event's data, turning pydantic's error into ours."""
-    try:
-        return model.model_validate(fields).model_dump(mode="json")
-    except ValidationError as error:
-        problems = "; ".join(
-            f"{'.'.join(map(str, e['loc'])) or what}: {e['msg']}" for e in error.errors()
-        )
-        raise MemoryRequestError(f"{what} is not valid: {problems}") from None
-
-
-def _user(user_id: str) -> str:
-    try:
-        memory_stream(user_id)
-    except ValueError as error:
-        raise MemoryRequestError(str(error)) from None
-    return user_id
 
 
 class LongTermMemory:
@@ -98,6 +57,8 @@ class LongTermMemory:
     def __init__(self, store: EventStore, *, clock: Clock | None = None) -> None:
         self.store = store
         self.clock: Clock = clock or (lambda: datetime.now(UTC))
+        # The latest state of each user, kept current from the log (an erasure drops them).
+        self.runner = ProjectionRunner(store, USER_MEMORY, snapshot_every=0)
 
     # -- writing -----------------------------------------------------------------------------
 
@@ -126,9 +87,9 @@ class LongTermMemory:
             MemoryRequestError: a field is not valid, or a source event is not in the tenant.
         """
         validate_tenant(tenant_id)
-        _user(user_id)
+        checked_user(user_id)
         event_ids = [str(i) for i in source_event_ids]
-        data = _model(
+        data = validated(
             MemoryProposed,
             "memory proposal",
             key=key,
@@ -186,7 +147,7 @@ class LongTermMemory:
             MemoryRequestError: the scope is empty, or ``expires_at`` is naive or in the past.
         """
         validate_tenant(tenant_id)
-        _user(user_id)
+        checked_user(user_id)
         if not categories and not keys:
             raise MemoryRequestError(
                 "a consent needs a scope: at least one category or key (for example "
@@ -196,7 +157,7 @@ class LongTermMemory:
             raise MemoryRequestError(
                 f"consent expiry {expires_at.isoformat()} is not in the future"
             )
-        data = _model(
+        data = validated(
             ConsentGranted,
             "consent",
             consent_id=str(uuid7()),
@@ -236,7 +197,7 @@ class LongTermMemory:
             MemoryRequestError: no selector was given, or no unrevoked consent matches.
         """
         validate_tenant(tenant_id)
-        _user(user_id)
+        checked_user(user_id)
         if consent_id is None and not categories and not keys and not everything:
             raise MemoryRequestError(
                 "say which consents to revoke: a consent id, categories, keys, or everything"
@@ -258,7 +219,7 @@ class LongTermMemory:
                 f"user {user_id!r} of tenant {tenant_id!r} has no unrevoked consent matching "
                 f"consent_id={consent_id!r}, categories={list(categories)}, keys={list(keys)}"
             )
-        data = _model(
+        data = validated(
             ConsentRevoked, "consent revocation", consent_ids=chosen, reason=reason, method=method
         )
         (event,) = await self.store.append(
@@ -306,61 +267,8 @@ class LongTermMemory:
             MemoryNotFoundError: the user has no memory or proposal with that key or id.
         """
         validate_tenant(tenant_id)
-        _user(user_id)
-        for _ in range(5):
-            state = await self.state(tenant_id, user_id)
-            proposals = [
-                p.event_id
-                for p in state.proposals.values()
-                if key_or_id == p.event_id or (p.data is not None and p.data.key == key_or_id)
-            ]
-            proposals += [
-                m.proposal_id
-                for m in state.memories.values()
-                if m.memory_id == key_or_id and m.proposal_id not in proposals
-            ]
-            if not proposals:
-                raise MemoryNotFoundError(
-                    f"user {user_id!r} of tenant {tenant_id!r} has no memory or proposal with "
-                    f"key or id {key_or_id!r}; see 'ctxledger memory candidates'"
-                )
-            pending = [p for p in proposals if state.proposals[p].data is not None]
-            memories = sorted(
-                m.memory_id for m in state.memories.values() if m.proposal_id in proposals
-            )
-            event = None
-            if pending:
-                data = _model(
-                    MemoryForgotten,
-                    "forget request",
-                    memory_ids=memories,
-                    proposal_ids=sorted(pending),
-                    requested_by=requested_by,
-                    reason=reason,
-                )
-                try:
-                    (event,) = await self.store.append(
-                        tenant_id,
-                        memory_stream(user_id),
-                        [NewEvent(type=MEMORY_FORGOTTEN, data=data, actor=requested_by)],
-                        expected_version=state.memory_version,
-                    )
-                except ConcurrencyError:
-                    continue  # a proposal or decision arrived meanwhile: judge again
-            to_erase = [p for p in proposals if p not in state.erased]
-            erased: list[str] = []
-            if to_erase:
-                receipt = await self.store.erase(
-                    tenant_id,
-                    to_erase,
-                    reason=f"memory forgotten: {reason}",
-                    requested_by=requested_by,
-                )
-                erased = [str(i) for i in receipt.erased]
-            return ForgetReceipt(
-                event=event, memory_ids=memories, proposal_ids=sorted(proposals), erased=erased
-            )
-        raise ConcurrencyError(tenant_id, memory_stream(user_id), -1, -1)
+        checked_user(user_id)
+        return await forget_memory(self, tenant_id, user_id, key_or_id, requested_by, reason)
 
     # -- reading -----------------------------------------------------------------------------
 
@@ -369,44 +277,26 @@ class LongTermMemory:
         streams = await self.store.streams(validate_tenant(tenant_id))
         return sorted({u for s in streams if (u := user_of_stream(s.stream_id)) is not None})
 
-    async def shared(self, tenant_id: str) -> SharedStreams:
-        """The tenant's policy and erasure streams."""
-        return SharedStreams(
-            policy=await self.store.read_stream(tenant_id, POLICY_STREAM),
-            erasures=await self.store.read_stream(tenant_id, ERASURE_STREAM),
-        )
-
     async def state(
         self,
         tenant_id: str,
         user_id: str,
         *,
         at: At = None,
-        shared: SharedStreams | None = None,
     ) -> UserMemory:
         """The user's memory folded from the log, up to ``at`` (a time or tenant position)."""
         validate_tenant(tenant_id)
-        _user(user_id)
+        checked_user(user_id)
         if isinstance(at, datetime) and at.tzinfo is None:
             raise MemoryRequestError(
                 f"'at' must carry a time zone, got the naive time {at.isoformat()}"
             )
         if isinstance(at, bool) or (at is not None and not isinstance(at, datetime | int)):
             raise MemoryRequestError(f"'at' is a datetime or a tenant position, got {at!r}")
-        shared = shared or await self.shared(tenant_id)
-        own = [
-            await self.store.read_stream(tenant_id, stream)
-            for stream in (memory_stream(user_id), consent_stream(user_id))
-        ]
-        merged: Iterable[RecordedEvent] = heapq.merge(
-            shared.policy, shared.erasures, *own, key=lambda e: e.position
-        )
-        state = UserMemory(tenant_id, user_id)
-        for event in merged:
-            if at is not None and not _before(event, at):
-                break
-            state.apply(event)
-        return state
+        if at is None:
+            return await self.runner.current(tenant_id, user_id)
+        moment = at
+        return await self.runner.fold(tenant_id, user_id, until=lambda e: _before(e, moment))
 
     async def candidates(self, tenant_id: str, user_id: str, *, at: At = None) -> list[Candidate]:
         """Every proposal of the user with its status: pending, blocked (and why), promoted,

@@ -12,6 +12,8 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
+from pydantic import ValidationError
+
 from eventstore import RecordedEvent
 from eventstore.records import ERASURE_EVENT_TYPE, ERASURE_STREAM
 from projections.memory.events import (
@@ -135,12 +137,16 @@ class UserMemory:
         stream = event.stream_id
         if stream == ERASURE_STREAM:
             if event.type == ERASURE_EVENT_TYPE and event.data is not None:
-                self._erase([str(i) for i in event.data.get("event_ids", [])])
+                erased = event.data.get("event_ids", [])
+                self._erase([str(i) for i in erased] if isinstance(erased, list) else [])
             return self
         if stream == POLICY_STREAM:
             if event.type == MEMORY_POLICY_SET and event.data is not None:
-                self.policy = MemoryPolicySet.model_validate(event.data).policy
-                self.policy_version = event.version
+                try:
+                    self.policy = MemoryPolicySet.model_validate(event.data).policy
+                    self.policy_version = event.version
+                except ValidationError:
+                    self.unreadable.append(str(event.event_id))
             return self
         memory, consent = self.streams
         if stream == memory:
@@ -155,7 +161,10 @@ class UserMemory:
         if data is None and event.type not in (MEMORY_PROPOSED, CONSENT_GRANTED):
             self.unreadable.append(event_id)
             return self
-        handler(self, event, event_id, data)
+        try:
+            handler(self, event, event_id, data)
+        except ValidationError:  # an older or foreign writer's payload: reported, skipped
+            self.unreadable.append(event_id)
         return self
 
     def _erase(self, event_ids: list[str]) -> None:

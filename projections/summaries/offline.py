@@ -11,9 +11,7 @@ what the validation gate checks. Pure apart from being ``async`` (the summarizer
 from __future__ import annotations
 
 import re
-from collections.abc import Awaitable, Callable, Sequence
-from dataclasses import dataclass
-from datetime import datetime
+from collections.abc import Callable, Sequence
 
 from projections.context.messages import Message, text_of
 from projections.summaries.block import render_summary_block
@@ -25,8 +23,9 @@ from projections.summaries.schema import (
     OpenQuestion,
     ToolDigest,
 )
+from projections.summaries.summarizer import SummaryRequest, SummaryResult
 
-__all__ = ["Summarizer", "SummaryRequest", "offline_summarizer"]
+__all__ = ["OfflineSummarizer", "offline_summarizer"]
 
 _DECISION = re.compile(
     r"(?i)\b(?:exclud(?:e|ed|ing)|decid(?:e|ed)|chose|choose|will take|go with|rule[sd]? out|"
@@ -34,22 +33,6 @@ _DECISION = re.compile(
 )
 _QUESTION = re.compile(r"[?？]\s*$|吗\s*[。]?$")
 _DIGEST_CHARS = 240
-
-
-@dataclass(frozen=True)
-class SummaryRequest:
-    """What a summarizer gets: the previous summary (rolling), a bounded chunk of sanitised
-    messages leaving the window, a token budget, and the time to stamp the summary with."""
-
-    previous: CompactionSummary | None
-    chunk: Sequence[Message]
-    budget_tokens: int
-    created_at: datetime
-    count_tokens: Callable[[str], int]
-
-
-#: A summarizer: an async callable from a request to a ``compaction_summary.v1``.
-Summarizer = Callable[[SummaryRequest], Awaitable[CompactionSummary]]
 
 
 def _facts_and_decisions(chunk: Sequence[Message]) -> tuple[list[Fact], list[Decision]]:
@@ -189,3 +172,14 @@ def _fit(
         else:
             break
     return summary
+
+
+class OfflineSummarizer:
+    """The deterministic offline summarizer as a :class:`Summarizer` (no model, no usage)."""
+
+    name = "offline_summarizer"
+    model = None
+
+    async def summarize(self, request: SummaryRequest) -> SummaryResult:
+        """See :func:`offline_summarizer`."""
+        return SummaryResult(await offline_summarizer(request))

@@ -15,8 +15,9 @@ from typing import Any
 from pydantic import ValidationError
 
 from projections.context.formats import from_messages
-from projections.summaries.offline import SummaryRequest
+from projections.errors import SummarizerError
 from projections.summaries.schema import SCHEMA_NAME, CompactionSummary
+from projections.summaries.summarizer import SummaryRequest, SummaryResult
 
 __all__ = ["OpenAICompatibleSummarizer", "SummarizerError"]
 
@@ -27,10 +28,6 @@ _INSTRUCTIONS = (
     "question, each citing the ids of the messages it comes from. Carry forward the previous "
     "summary's facts unless a newer message changes them. Answer with the JSON object only."
 )
-
-
-class SummarizerError(RuntimeError):
-    """The summarizer could not produce a summary (the reason says why)."""
 
 
 class OpenAICompatibleSummarizer:
@@ -44,7 +41,7 @@ class OpenAICompatibleSummarizer:
         max_retries: retries of failed attempts (the client's own back-off).
     """
 
-    __name__ = "openai_compatible"
+    name = "openai_compatible"
 
     def __init__(
         self,
@@ -58,12 +55,11 @@ class OpenAICompatibleSummarizer:
         from openai import AsyncOpenAI  # the openai package is needed only here
 
         self.model = model
-        self.last_usage: dict[str, Any] | None = None
         self._client = AsyncOpenAI(
             base_url=base_url, api_key=api_key, timeout=timeout, max_retries=max_retries
         )
 
-    async def __call__(self, request: SummaryRequest) -> CompactionSummary:
+    async def summarize(self, request: SummaryRequest) -> SummaryResult:
         """Ask the server for a summary of ``request``; raise :class:`SummarizerError`."""
         import openai
 
@@ -92,8 +88,9 @@ class OpenAICompatibleSummarizer:
         except openai.APIError as error:
             raise SummarizerError(f"{type(error).__name__} from the summarizer server") from error
         usage = getattr(response, "usage", None)
-        self.last_usage = usage.model_dump() if usage is not None else None
-        return _parse(response, request)
+        return SummaryResult(
+            _parse(response, request), usage.model_dump() if usage is not None else None
+        )
 
 
 def _response_format() -> Any:

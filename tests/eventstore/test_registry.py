@@ -42,7 +42,7 @@ async def test_upcasting_on_read_keeps_stored_bytes(tmp_path: Path) -> None:
             "acme", "s", [NewEvent(type="Greeting", data={"text": "你好", "language": "zh"})]
         )
         assert new.schema_version == 2
-        with pytest.raises(EventValidationError, match="does not match Greeting"):
+        with pytest.raises(EventValidationError, match="is not a valid Greeting"):
             await store.append("acme", "s", [NewEvent(type="Greeting", data={"text": 1})])
         assert (await store.verify("acme")).ok
 

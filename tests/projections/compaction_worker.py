@@ -9,8 +9,8 @@ import sys
 from eventstore import EventStore
 from projections.context.budget import Budget
 from projections.ledger import Ledger
-from projections.summaries.offline import SummaryRequest
 from projections.summaries.schema import CompactionSummary
+from projections.summaries.summarizer import SummaryRequest
 
 BUDGET = Budget(context_limit=700, max_output_tokens=0, tool_reserve=0, safety_margin=0)
 

@@ -39,7 +39,7 @@ def db(tmp_path: Path) -> Path:
             "--stream",
             "session/1",
             "--type",
-            "MessageAppended",
+            "Note",
             "--data",
             json.dumps({"content": f"消息 {i}"}),
             "--json",
@@ -57,7 +57,7 @@ def test_append_and_log(db: Path) -> None:
     assert events[0]["data"] == {"content": "消息 0"}
     table = ctxledger("log", "--tenant", "acme", "--stream", "session/1", db=db)
     assert table.returncode == 0
-    assert "MessageAppended" in table.stdout
+    assert "Note" in table.stdout
     assert "消息 2" in table.stdout
 
 

@@ -11,9 +11,11 @@ import pytest
 from eventstore import EventStore
 from projections.context.budget import Budget
 from projections.ledger import Ledger
+from projections.session.codec import state_digest
 from projections.summaries.block import BLOCK_OPEN, parse_summary_block
-from projections.summaries.offline import SummaryRequest, offline_summarizer
+from projections.summaries.offline import offline_summarizer
 from projections.summaries.schema import CompactionSummary
+from projections.summaries.summarizer import SummaryRequest
 from tests.projections.summaries.test_validation import TRIP
 
 BUDGET = Budget(context_limit=700, max_output_tokens=0, tool_reserve=0, safety_margin=0)
@@ -100,7 +102,7 @@ async def test_rolling_then_rollback_and_time_travel(session: Any) -> None:
     assert chain[1]["diff"] == second.event.data["diff"]
     await session.rollback(to_version=None, reason="back to the window")
     state = await session.state()
-    assert state.summary_head is None
+    assert state.chain.head is None
     assert [c["status"] for c in state.summary_chain()] == ["rolled back", "rolled back"]
 
 
@@ -126,7 +128,7 @@ async def test_a_bad_summary_is_rejected_and_the_window_served(session: Any) -> 
     assert rendered.manifest.summary_version is None
     assert "summary" not in rendered.manifest.sections
     state = await session.state()
-    assert state.summaries_rejected == 2
+    assert len(state.chain.rejections) == 2
     assert [(c["status"], c["failed_checks"]) for c in state.summary_chain()] == [
         ("rejected", outcome_checks[0]),
         ("rejected", ["summarizer"]),
@@ -136,13 +138,13 @@ async def test_a_bad_summary_is_rejected_and_the_window_served(session: Any) -> 
 async def test_summaries_survive_snapshots_and_rebuilds(session: Any) -> None:
     await session.compact(BUDGET, keep_groups=2, summary_budget=1500)
     ledger = session.ledger
-    cached = ledger._states[("acme", session.stream_id)]
+    cached = ledger.sessions.cached("acme", session.session_id)
     rebuilt = await session.state()
-    assert cached.digest() == rebuilt.digest()
+    assert state_digest(cached) == state_digest(rebuilt)
     cold = Ledger(ledger.store, snapshot_every=3)
     rendered = await cold.session("acme", "trip").render(BUDGET, keep_groups=2)
     assert rendered.manifest.summary_version == 1
-    assert cold._states[("acme", session.stream_id)].digest() == rebuilt.digest()
+    assert state_digest(cold.sessions.cached("acme", session.session_id)) == state_digest(rebuilt)
 
 
 async def test_erasure_taints_summaries_and_leaves_no_copy(session: Any) -> None:

@@ -15,9 +15,11 @@ from eventstore import EventStore
 from projections.context.budget import Budget
 from projections.context.grouping import group_messages
 from projections.context.messages import Message
-from projections.context.view import render
 from projections.errors import MessageValidationError
-from projections.ledger import Ledger, SyncLedger
+from projections.ledger import Ledger
+from projections.session.codec import state_digest
+from projections.session.render import render
+from projections.sync import SyncLedger
 
 TRIP: list[dict[str, Any]] = [
     {"id": "m1", "role": "system", "content": "You plan trips. Never book automatically."},
@@ -262,14 +264,16 @@ def test_incremental_state_equals_rebuild_at_every_version(
                 warm = await session.render(budget, keep_groups=2)
                 rebuilt = await session.state()
                 assert render(rebuilt, budget, keep_groups=2).manifest == warm.manifest
-                cached = ledger._states[("acme", session.stream_id)]
-                assert cached.digest() == rebuilt.digest()
+                cached = ledger.sessions.cached("acme", session.session_id)
+                assert state_digest(cached) == state_digest(rebuilt)
                 # A fresh ledger starts from the last snapshot and catches up: same state.
                 cold = Ledger(store, snapshot_every=4)
                 assert (
                     await cold.session("acme", "prop").render(budget, keep_groups=2)
                 ).manifest == warm.manifest
-                assert cold._states[("acme", session.stream_id)].digest() == rebuilt.digest()
+                assert state_digest(
+                    cold.sessions.cached("acme", session.session_id)
+                ) == state_digest(rebuilt)
             # Every earlier version: cut out of the latest state == folded from zero.
             latest = await session.state()
             for version in range(latest.version + 1):
@@ -296,14 +300,14 @@ async def test_cold_open_uses_a_checked_snapshot(tmp_path: Path) -> None:
 
         reader = Ledger(store, snapshot_every=5)
         assert (await reader.session("acme", "long").render(budget)).manifest == expected
-        assert reader._snapshot_versions[("acme", "session/long")] == 10  # started from it
+        assert reader.sessions.snapshot_version("acme", "long") == 10  # started from it
 
         # A snapshot whose event is not where it says is ignored; the log decides.
         await store.save_snapshot(snapshot.model_copy(update={"position": 999}))
         fresh = Ledger(store, snapshot_every=5)
         assert (await fresh.session("acme", "long").render(budget)).manifest == expected
         # It rebuilt from the log and saved a good snapshot of its own (not the moved one).
-        assert fresh._snapshot_versions[("acme", "session/long")] == 12
+        assert fresh.sessions.snapshot_version("acme", "long") == 12
         # So is a damaged one (its hash no longer matches).
         record = await store.recorder.load_snapshot("acme", "context_view", "session/long")
         assert record is not None
@@ -324,7 +328,7 @@ async def test_cache_keeps_the_most_recent_sessions() -> None:
             session = ledger.session("acme", name)
             await session.append([{"id": f"{name}1", "role": "user", "content": name}])
             await session.render(budget)
-        assert list(ledger._states) == [("acme", "session/b"), ("acme", "session/c")]
+        assert ledger.sessions.cached_keys() == [("acme", "b"), ("acme", "c")]
         again = await ledger.session("acme", "a").render(budget)  # rebuilt on demand
         assert again.manifest.message_ids == ["a1"]
-        assert list(ledger._states) == [("acme", "session/c"), ("acme", "session/a")]
+        assert ledger.sessions.cached_keys() == [("acme", "c"), ("acme", "a")]

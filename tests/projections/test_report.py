@@ -20,7 +20,7 @@ from projections.context.budget import Budget
 from projections.demo import run_demo
 from projections.demo.run import DEMO_BUDGET, DEMO_SESSION, DEMO_TENANT
 from projections.ledger import Ledger
-from projections.report import build_report
+from projections.reports.report import build_report
 from tests.conftest import ROOT
 from tests.projections.test_cli import ctxledger
 

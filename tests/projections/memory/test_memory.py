@@ -14,8 +14,9 @@ from projections.context.budget import Budget
 from projections.errors import MemoryNotFoundError, MemoryRequestError
 from projections.ledger import Ledger
 from projections.memory import LongTermMemory, MemoryPolicy, Promoter, memory_stream
-from projections.summaries.offline import SummaryRequest, offline_summarizer
+from projections.summaries.offline import offline_summarizer
 from projections.summaries.schema import CompactionSummary, Fact
+from projections.summaries.summarizer import SummaryRequest
 from tests.projections.memory.trip import BUDGET_KEY, BUDGET_VALUE, TRIP, trip_session
 
 

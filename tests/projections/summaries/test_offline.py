@@ -10,9 +10,10 @@ from pathlib import Path
 from projections.context.formats import to_messages
 from projections.context.messages import Message
 from projections.summaries.block import render_summary_block
-from projections.summaries.offline import SummaryRequest, offline_summarizer
+from projections.summaries.offline import offline_summarizer
 from projections.summaries.sanitize import sanitize_messages
 from projections.summaries.schema import CompactionSummary
+from projections.summaries.summarizer import SummaryRequest
 from projections.summaries.validation import validate_summary
 from tests.projections.summaries.test_validation import TRIP
 

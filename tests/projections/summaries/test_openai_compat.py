@@ -18,8 +18,9 @@ from eventstore import EventStore
 from projections.context.budget import Budget
 from projections.context.formats import to_messages
 from projections.ledger import Ledger
-from projections.summaries.offline import SummaryRequest, offline_summarizer
+from projections.summaries.offline import offline_summarizer
 from projections.summaries.openai_compat import OpenAICompatibleSummarizer
+from projections.summaries.summarizer import SummaryRequest
 from tests.projections.summaries.test_validation import TRIP
 from tests.projections.test_compaction import filler
 

@@ -6,41 +6,31 @@ context), tool-protocol error rate, compaction overhead (summarizer tokens, late
 tokens and bytes saved), rollback and rejection rates, staleness (facts of the served summary
 that a later version changed or retracted) and security counters (redactions, neutralised
 instruction-like content, flagged messages). Per tenant: the sums, plus memory and refused
-access. The fold (:class:`SessionStatsFold`) is pure; :func:`session_stats` and
-:func:`tenant_stats` read the log.
+access. The fold (:mod:`projections.reports.figures`) is pure and runs on the ledger's
+projection runner; :func:`session_stats` and :func:`tenant_stats` put the figures together.
 """
 
 from __future__ import annotations
 
 from collections import Counter
 from statistics import quantiles
-from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from eventstore import EventStore, RecordedEvent
+from eventstore import EventStore
 from projections.audit import ACCESS_REFUSED, AUDIT_STREAM
 from projections.context.budget import Budget
 from projections.context.messages import text_of
-from projections.context.view import (
-    MESSAGE_APPENDED,
-    MESSAGES_PINNED,
-    MODEL_CALL_RECORDED,
-    PROTOCOL_ISSUE_RECORDED,
-    SUMMARY_COMMITTED,
-    SUMMARY_REJECTED,
-    SUMMARY_ROLLED_BACK,
-    RenderedContext,
-)
 from projections.ledger import Ledger
 from projections.memory.events import user_of_stream
 from projections.memory.service import LongTermMemory
+from projections.reports.figures import SESSION_FIGURES, SessionFigures
+from projections.session.render import RenderedContext
 
 __all__ = [
     "ACCESS_REFUSED",
     "AUDIT_STREAM",
     "SessionStats",
-    "SessionStatsFold",
     "TenantStats",
     "session_stats",
     "tenant_stats",
@@ -114,89 +104,13 @@ def _percentiles(values: list[float]) -> tuple[float | None, float | None]:
     return cuts[49], cuts[94]
 
 
-class SessionStatsFold:
-    """Folds a session's events into the running figures (pure)."""
-
-    def __init__(self) -> None:
-        self.messages = 0
-        self.history = 0
-        self.before = 0  # history tokens at each model call, summed
-        self.sent = 0  # input tokens of each model call, summed
-        self.calls = 0
-        self.tool_calls = 0
-        self.issues = 0
-        self.flagged = 0
-        self.committed = 0
-        self.rejected = 0
-        self.rollbacks = 0
-        self.summarizer_tokens = 0
-        self.latencies: list[float] = []
-        self.saved = 0
-        self.redactions: Counter[str] = Counter()
-        self.neutralised = 0
-        self.pinned: set[str] = set()
-        self.facts: dict[int, dict[str, str]] = {}  # summary version -> confirmed facts
-        self.last_budget: dict[str, Any] | None = None
-
-    def apply(self, event: RecordedEvent) -> None:
-        """Fold one event of the session."""
-        data = event.data
-        if data is None:
-            return
-        kind = event.type
-        if kind == MESSAGE_APPENDED:
-            self.messages += 1
-            self.history += int(data.get("tokens", 0))
-            self.tool_calls += len(data.get("message", {}).get("tool_calls") or [])
-            self.flagged += bool(data.get("flags"))
-        elif kind == MESSAGES_PINNED:
-            self.pinned.update(data.get("message_ids", []))
-        elif kind == MODEL_CALL_RECORDED:
-            self.calls += 1
-            self.before += self.history
-            self.sent += int(data.get("input_tokens", 0))
-            manifest = data.get("manifest") or {}
-            self.last_budget = manifest.get("budget") or self.last_budget
-        elif kind == PROTOCOL_ISSUE_RECORDED:
-            self.issues += 1
-        elif kind in (SUMMARY_COMMITTED, SUMMARY_REJECTED):
-            self.latencies.append(float(data.get("latency_ms") or 0))
-            sanitized = data.get("sanitized") or {}
-            self.redactions.update(sanitized.get("redactions") or {})
-            self.neutralised += int(sanitized.get("neutralised") or 0)
-            if kind == SUMMARY_REJECTED:
-                self.rejected += 1
-                return
-            self.committed += 1
-            usage = data.get("usage") or {}
-            self.summarizer_tokens += int(usage.get("total_tokens") or 0)
-            self.saved += max(0, int(data["tokens_before"]) - int(data["tokens_after"]))
-            self.facts[int(data["summary_version"])] = {
-                fact["key"]: fact["value"]
-                for fact in data["summary"]["facts"]
-                if fact["status"] == "confirmed"
-            }
-        elif kind == SUMMARY_ROLLED_BACK:
-            self.rollbacks += 1
-
-    def stale_facts(self, served: int | None) -> int:
-        """Facts of the served summary that a later version changed or retracted."""
-        if served is None or served not in self.facts:
-            return 0
-        mine = self.facts[served]
-        later = [facts for version, facts in self.facts.items() if version > served]
-        return sum(1 for key, value in mine.items() if any(f.get(key) != value for f in later))
-
-
 async def session_stats(
     ledger: Ledger, tenant_id: str, session_id: str, *, budget: Budget | None = None
 ) -> SessionStats:
     """The metrics of one session; retention is judged on the context rendered under
     ``budget`` (by default the budget of the session's last recorded model call)."""
     session = ledger.session(tenant_id, session_id)
-    fold = SessionStatsFold()
-    for event in await ledger.store.read_stream(tenant_id, session.stream_id):
-        fold.apply(event)
+    fold = await ledger.projection(SESSION_FIGURES).current(tenant_id, session_id)
     state = await session.latest()
     if budget is None and fold.last_budget is not None:
         budget = Budget.model_validate(
@@ -238,7 +152,7 @@ async def session_stats(
 
 
 def _retention(
-    rendered: RenderedContext, fold: SessionStatsFold, pinned: set[str]
+    rendered: RenderedContext, fold: SessionFigures, pinned: set[str]
 ) -> tuple[int, int]:
     """Key items (pinned messages, confirmed facts of any committed summary) and how many of
     them the rendered context still carries (verbatim, or in the served summary)."""

@@ -17,45 +17,46 @@ from blake3 import blake3
 from eventstore import RecordedEvent
 from projections.context.budget import Budget
 from projections.context.messages import text_of
-from projections.context.view import (
-    MESSAGE_APPENDED,
-    MESSAGES_PINNED,
-    MODEL_CALL_RECORDED,
-    SUMMARY_COMMITTED,
-    SUMMARY_REJECTED,
-    SUMMARY_ROLLED_BACK,
-)
 from projections.errors import MessageValidationError
 from projections.ledger import Ledger
+from projections.session.events import (
+    SESSION_EVENTS,
+    MessageAppended,
+    MessagesPinned,
+    ModelCallRecorded,
+    SummaryCommitted,
+    SummaryRejected,
+    SummaryRolledBack,
+)
+from projections.session.fold import parse_event
 
 __all__ = ["build_report", "report_data"]
 
 
 def _describe(event: RecordedEvent) -> str:
-    data = event.data
-    if data is None:
+    if event.data is None:
         return "[erased]"
-    if event.type == MESSAGE_APPENDED:
-        message = data.get("message", {})
-        calls = message.get("tool_calls") or []
-        text = message.get("content") if isinstance(message.get("content"), str) else ""
-        if calls:
-            text = "calls " + ", ".join(c.get("name", "?") for c in calls)
-        return f"{message.get('role', '?')} {message.get('id', '')}: {text or ''}"[:160]
-    if event.type == MESSAGES_PINNED:
-        return f"pinned {', '.join(data.get('message_ids', []))}: {data.get('reason', '')}"
-    if event.type == MODEL_CALL_RECORDED:
-        return f"model call: {data.get('input_tokens')} input tokens"
-    if event.type == SUMMARY_COMMITTED:
+    data = parse_event(event)
+    if isinstance(data, MessageAppended):
+        message = data.message
+        text = message.content if isinstance(message.content, str) else ""
+        if message.tool_calls:
+            text = "calls " + ", ".join(call.name for call in message.tool_calls)
+        return f"{message.role} {message.id}: {text or ''}"[:160]
+    if isinstance(data, MessagesPinned):
+        return f"pinned {', '.join(data.message_ids)}: {data.reason}"
+    if isinstance(data, ModelCallRecorded):
+        return f"model call: {data.input_tokens} input tokens"
+    if isinstance(data, SummaryCommitted):
         return (
-            f"summary v{data.get('summary_version')} committed: "
-            f"{data.get('tokens_before')} → {data.get('tokens_after')} tokens"
+            f"summary v{data.summary_version} committed: "
+            f"{data.tokens_before} → {data.tokens_after} tokens"
         )
-    if event.type == SUMMARY_REJECTED:
-        return f"summary rejected: {', '.join(data.get('failed_checks', []))}"
-    if event.type == SUMMARY_ROLLED_BACK:
-        return f"rolled back to v{data.get('to_version')}: {data.get('reason', '')}"
-    return event.type
+    if isinstance(data, SummaryRejected):
+        return f"summary rejected: {', '.join(data.failed_checks)}"
+    if isinstance(data, SummaryRolledBack):
+        return f"rolled back to v{data.to_version}: {data.reason}"
+    return event.type if data is not None or event.type not in SESSION_EVENTS else "[unreadable]"
 
 
 async def report_data(
@@ -68,11 +69,8 @@ async def report_data(
         raise MessageValidationError(
             f"tenant {tenant_id!r} has no session {session_id!r}: see 'ctxledger streams'"
         )
-    manifests = [
-        e.data["manifest"]
-        for e in events
-        if e.type == MODEL_CALL_RECORDED and e.data and e.data.get("manifest")
-    ]
+    payloads = [parse_event(e) for e in events]
+    manifests = [p.manifest for p in payloads if isinstance(p, ModelCallRecorded) and p.manifest]
     if budget is None and manifests:
         budget = Budget.model_validate(
             {k: v for k, v in manifests[-1]["budget"].items() if k in Budget.model_fields}
@@ -105,28 +103,23 @@ async def report_data(
     history = 0
     calls = []
     compactions = []
-    for event in events:
-        data = event.data or {}
-        if event.type == MESSAGE_APPENDED:
-            history += int(data.get("tokens", 0))
-        elif event.type == MODEL_CALL_RECORDED:
-            calls.append(
-                {"version": event.version, "history": history, "sent": data["input_tokens"]}
-            )
-        elif event.type == SUMMARY_COMMITTED:
+    pins = []
+    for event, data in zip(events, payloads, strict=True):
+        if isinstance(data, MessageAppended):
+            history += data.tokens
+        elif isinstance(data, ModelCallRecorded):
+            calls.append({"version": event.version, "history": history, "sent": data.input_tokens})
+        elif isinstance(data, SummaryCommitted):
             compactions.append(
                 {
                     "version": event.version,
-                    "summary_version": data["summary_version"],
-                    "before": data["tokens_before"],
-                    "after": data["tokens_after"],
+                    "summary_version": data.summary_version,
+                    "before": data.tokens_before,
+                    "after": data.tokens_after,
                 }
             )
-    pins = [
-        {"version": e.version, "ids": e.data["message_ids"], "reason": e.data["reason"]}
-        for e in events
-        if e.type == MESSAGES_PINNED and e.data
-    ]
+        elif isinstance(data, MessagesPinned):
+            pins.append({"version": event.version, "ids": data.message_ids, "reason": data.reason})
     return {
         "tenant": tenant_id,
         "session": session_id,

@@ -19,10 +19,14 @@ from rich.console import Console
 from rich.table import Table
 
 from eventstore import ConcurrencyError, EventStore, NewEvent, RecordedEvent
+from projections.context.messages import parse_message
+from projections.context.tokens import TiktokenCounter, TokenCounter
 from projections.demo.narrator import Narrator
+from projections.events import register_ledger_events
 from projections.render import failure_table
+from projections.session.events import MessageAppended
 
-__all__ = ["TOUR_TENANT", "run_tour"]
+__all__ = ["TOUR_TENANT", "message_event", "run_tour"]
 
 TOUR_TENANT = "acme"
 STREAM = "session/trip-42"
@@ -68,6 +72,7 @@ async def run_tour(database: Path | None, *, console: Console | None) -> dict[st
         path = database
     narrator = Narrator(console)
     async with EventStore.open(path) as store:
+        register_ledger_events(store.registry)  # what it appends is what projections read
         recorded = await _append_conversation(store, narrator)
         await _retry_and_conflict(store, narrator, recorded)
         report = await store.verify(TOUR_TENANT)
@@ -88,11 +93,22 @@ async def run_tour(database: Path | None, *, console: Console | None) -> dict[st
     return {"database": str(path), "steps": narrator.steps}
 
 
+def message_event(message: dict[str, Any], counter: TokenCounter) -> NewEvent:
+    """A ``MessageAppended`` event exactly as the projections read it (with its own id, so
+    that sending it again is an idempotent retry)."""
+    parsed = parse_message(message)
+    payload = MessageAppended(
+        message=parsed,
+        tokens=counter.count_message(parsed),
+        encoding=counter.encoding_name,
+        flags=parsed.flags,
+    )
+    return payload.new(actor="agent").model_copy(update={"event_id": uuid.uuid4()})
+
+
 async def _append_conversation(store: EventStore, narrator: Narrator) -> list[RecordedEvent]:
-    events = [
-        NewEvent(type="MessageAppended", data=message, event_id=uuid.uuid4(), actor="agent")
-        for message in CONVERSATION
-    ]
+    counter = TiktokenCounter()
+    events = [message_event(message, counter) for message in CONVERSATION]
     recorded = await store.append(TOUR_TENANT, STREAM, events, expected_version=0)
     narrator.step(
         "append",
@@ -107,7 +123,7 @@ async def _append_conversation(store: EventStore, narrator: Narrator) -> list[Re
         table.add_row(
             str(event.position),
             str(event.version),
-            event.data["role"],
+            event.data["message"]["role"],
             event.hash[:16],
             event.prev_hash[:16],
         )
@@ -129,7 +145,7 @@ async def _retry_and_conflict(
         f"{await store.tenant_position(TOUR_TENANT)}.",
         same_record=again == last,
     )
-    stale = NewEvent(type="MessageAppended", data={"role": "user", "content": "Book it!"})
+    stale = message_event({"role": "user", "content": "Book it!"}, TiktokenCounter())
     try:
         await store.append(TOUR_TENANT, STREAM, [stale], expected_version=2)
         conflict = "none"

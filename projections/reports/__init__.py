@@ -1,0 +1,1 @@
+"""What operators read: the acceptance metrics (``stats``) and the time-travel report."""

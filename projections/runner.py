@@ -1,0 +1,275 @@
+"""The one runner: catch-up, an LRU cache, snapshots, erasure invalidation, checkpoints.
+
+:class:`ProjectionRunner` keeps the state of a :class:`~projections.projection.Projection` per
+``(tenant, key)`` current. A state comes from the cache, else from the last snapshot (checked:
+its projection version, and that the event it was taken at is still where it was), else from
+``initial()``, and is caught up with the events after it: O(new events). What this process
+appends is folded in directly (:meth:`ProjectionRunner.advance`). When the tenant's erasure
+stream moves, every cached state of the tenant is dropped: it may hold erased data.
+
+:class:`ReadModelRunner` folds a tenant's log into a
+:class:`~projections.projection.ReadModel`'s rows and commits them with its checkpoint in one
+transaction; a concurrent committer makes it re-read and retry, so every event is applied once.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import heapq
+from collections import OrderedDict
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Generic, TypeVar, cast
+
+from eventstore import EventStore, RecordedEvent, Snapshot
+from eventstore.records import ERASURE_STREAM
+from projections.projection import Projection, ReadModel, SnapshotCodec
+
+__all__ = ["ProjectionRunner", "ReadModelRunner", "read_model_name"]
+
+S = TypeVar("S")
+Until = Callable[[RecordedEvent], bool]
+_LOG_BATCH = 500
+
+
+@dataclass
+class _Entry(Generic[S]):
+    state: S
+    versions: dict[str, int] = field(default_factory=dict)  # stream -> last version folded
+    snapshot_version: int = 0
+
+
+class ProjectionRunner(Generic[S]):
+    """Keeps one projection's states current for many keys (see the module docstring).
+
+    Args:
+        store: the event log.
+        projection: the fold; snapshots are used when it is also a
+            :class:`~projections.projection.SnapshotCodec` over a single stream.
+        cache_size: states kept in memory (least recently used ones are dropped).
+        snapshot_every: save a snapshot when the state has grown by this many events since the
+            last one, or has doubled, whichever is more (0: never).
+    """
+
+    def __init__(
+        self,
+        store: EventStore,
+        projection: Projection[S],
+        *,
+        cache_size: int = 256,
+        snapshot_every: int = 1000,
+    ) -> None:
+        if cache_size < 1:
+            raise ValueError(f"cache_size must be >= 1, got {cache_size}")
+        if snapshot_every < 0:
+            raise ValueError(f"snapshot_every must be >= 0, got {snapshot_every}")
+        self.store = store
+        self.projection = projection
+        self.cache_size = cache_size
+        self.snapshot_every = snapshot_every
+        self._cache: OrderedDict[tuple[str, str], _Entry[S]] = OrderedDict()
+        self._locks: dict[tuple[str, str], asyncio.Lock] = {}
+        self._erasures: dict[str, int] = {}
+
+    async def current(self, tenant_id: str, key: str) -> S:
+        """The latest state of ``key``: cached or snapshot state caught up with the log."""
+        await self._forget_if_erased(tenant_id)
+        slot = (tenant_id, key)
+        async with self._lock(slot):
+            entry = self._cache.get(slot) or await self._start(tenant_id, key)
+            await self._catch_up(entry, tenant_id, key)
+            self._remember(slot, entry)
+            await self._maybe_snapshot(entry, tenant_id, key)
+            return entry.state
+
+    async def advance(
+        self, tenant_id: str, key: str, recorded: Sequence[RecordedEvent], known: Sequence[Any]
+    ) -> None:
+        """Fold events this process just appended into the cached state, if it is right
+        behind them (else the next :meth:`current` reads them). ``known[i]`` may carry the
+        payload model of ``recorded[i]``, sparing its validation."""
+        slot = (tenant_id, key)
+        async with self._lock(slot):
+            entry = self._cache.get(slot)
+            if entry is None or not recorded:
+                return
+            first = recorded[0]
+            if entry.versions.get(first.stream_id, 0) != first.version - 1:
+                return
+            for index, event in enumerate(recorded):
+                payload = known[index] if index < len(known) else None
+                entry.state = self.projection.apply(entry.state, event, payload)
+                entry.versions[event.stream_id] = event.version
+            await self._maybe_snapshot(entry, tenant_id, key)
+
+    async def fold(self, tenant_id: str, key: str, *, until: Until | None = None) -> S:
+        """A fresh fold of ``key`` from the log (no cache, no snapshot), stopping at the first
+        event for which ``until`` is false: the reference for time travel."""
+        state = self.projection.initial(tenant_id, key)
+        for event in await self._events(tenant_id, key, {}):
+            if until is not None and not until(event):
+                break
+            state = self.projection.apply(state, event)
+        return state
+
+    def cached(self, tenant_id: str, key: str) -> S | None:
+        """The cached state of ``key`` (None when it is not cached); read it, never change it."""
+        entry = self._cache.get((tenant_id, key))
+        return entry.state if entry is not None else None
+
+    def cached_keys(self) -> list[tuple[str, str]]:
+        """The ``(tenant, key)`` pairs cached, least recently used first."""
+        return list(self._cache)
+
+    def snapshot_version(self, tenant_id: str, key: str) -> int | None:
+        """The stream version of the snapshot the cached state was loaded from or last saved
+        as (0: none; None: not cached)."""
+        entry = self._cache.get((tenant_id, key))
+        return entry.snapshot_version if entry is not None else None
+
+    def forget(self, tenant_id: str) -> None:
+        """Drop every cached state of a tenant."""
+        for slot in [s for s in self._cache if s[0] == tenant_id]:
+            del self._cache[slot]
+
+    # -- internals ---------------------------------------------------------------------------
+
+    def _lock(self, slot: tuple[str, str]) -> asyncio.Lock:
+        return self._locks.setdefault(slot, asyncio.Lock())
+
+    def _remember(self, slot: tuple[str, str], entry: _Entry[S]) -> None:
+        self._cache[slot] = entry
+        self._cache.move_to_end(slot)
+        while len(self._cache) > self.cache_size:
+            old, _ = self._cache.popitem(last=False)
+            lock = self._locks.get(old)
+            if lock is not None and not lock.locked():
+                del self._locks[old]
+
+    async def _forget_if_erased(self, tenant_id: str) -> None:
+        erasures = (await self.store.stream_head(tenant_id, ERASURE_STREAM)).version
+        known = self._erasures.get(tenant_id)
+        if known is not None and known != erasures:
+            self.forget(tenant_id)
+        self._erasures[tenant_id] = erasures
+
+    def _codec(self, key: str) -> SnapshotCodec[S] | None:
+        if not self.snapshot_every or len(self.projection.streams(key)) != 1:
+            return None
+        codec = self.projection
+        return cast(SnapshotCodec[S], codec) if hasattr(codec, "decode") else None
+
+    async def _start(self, tenant_id: str, key: str) -> _Entry[S]:
+        (stream,) = self.projection.streams(key)[:1] or ("",)
+        codec = self._codec(key)
+        snapshot = await self._usable_snapshot(tenant_id, stream) if codec else None
+        if codec is None or snapshot is None:
+            return _Entry(self.projection.initial(tenant_id, key))
+        return _Entry(codec.decode(snapshot.state), {stream: snapshot.version}, snapshot.version)
+
+    async def _usable_snapshot(self, tenant_id: str, stream: str) -> Snapshot | None:
+        name = self.projection.name
+        snapshot = await self.store.load_snapshot(tenant_id, name, stream)
+        if snapshot is None or snapshot.projection_version != self.projection.version:
+            return None
+        at = await self.store.read_stream(
+            tenant_id, stream, from_version=snapshot.version, to_version=snapshot.version
+        )
+        if len(at) != 1 or at[0].position != snapshot.position:
+            return None  # the log was rebuilt or edited under it
+        return snapshot
+
+    async def _catch_up(self, entry: _Entry[S], tenant_id: str, key: str) -> None:
+        for event in await self._events(tenant_id, key, entry.versions):
+            entry.state = self.projection.apply(entry.state, event)
+            entry.versions[event.stream_id] = event.version
+
+    async def _events(self, tenant_id: str, key: str, after: dict[str, int]) -> list[RecordedEvent]:
+        streams = self.projection.streams(key)
+        if len(streams) == 1:
+            stream = streams[0]
+            return await self.store.read_stream(
+                tenant_id, stream, from_version=after.get(stream, 0) + 1
+            )
+        # Several streams: read up to one tenant position, so that no event committed while
+        # they are read can be folded before an earlier one (positions are commit-ordered).
+        bound = await self.store.tenant_position(tenant_id)
+        parts = [
+            [
+                event
+                for event in await self.store.read_stream(
+                    tenant_id, stream, from_version=after.get(stream, 0) + 1
+                )
+                if event.position <= bound
+            ]
+            for stream in streams
+        ]
+        return list(heapq.merge(*parts, key=lambda event: event.position))
+
+    async def _maybe_snapshot(self, entry: _Entry[S], tenant_id: str, key: str) -> None:
+        codec = self._codec(key)
+        if codec is None:
+            return
+        (stream,) = self.projection.streams(key)
+        version = entry.versions.get(stream, 0)
+        last = entry.snapshot_version
+        if version - last < max(self.snapshot_every, last):
+            return
+        position = getattr(entry.state, "position", 0)
+        await self.store.save_snapshot(
+            Snapshot(
+                tenant_id=tenant_id,
+                name=self.projection.name,
+                stream_id=stream,
+                projection_version=self.projection.version,
+                version=version,
+                position=position,
+                state=codec.encode(entry.state),
+            )
+        )
+        entry.snapshot_version = version
+
+
+def read_model_name(model: ReadModel) -> str:
+    """The stored name of a read model's rows: its name and version."""
+    return f"{model.name}.v{model.version}"
+
+
+class ReadModelRunner:
+    """Folds tenants' logs into a read model's rows, checkpointed with them (see the module
+    docstring)."""
+
+    def __init__(self, store: EventStore, model: ReadModel, *, batch_size: int = _LOG_BATCH):
+        self.store = store
+        self.model = model
+        self.batch_size = batch_size
+        self.name = read_model_name(model)
+
+    async def catch_up(self, tenant_id: str, *, to_position: int | None = None) -> int:
+        """Apply every event after the read model's checkpoint (up to ``to_position``); returns
+        the checkpoint reached."""
+        models = self.store.read_models
+        position = await models.position(tenant_id, self.name)
+        while to_position is None or position < to_position:
+            events = await self.store.read_batch(
+                tenant_id, after_position=position, limit=self.batch_size, to_position=to_position
+            )
+            if not events:
+                return position
+            changes = self.model.changes(events)
+            done = await models.commit(
+                tenant_id,
+                self.name,
+                expected_position=position,
+                position=events[-1].position,
+                upserts=changes.upserts,
+                deletes=changes.deletes,
+            )
+            # Another process committed first: start again from its checkpoint.
+            position = events[-1].position if done else await models.position(tenant_id, self.name)
+        return position
+
+    async def rebuild(self, tenant_id: str) -> int:
+        """Drop the rows and fold the whole log again (the rows are derived data)."""
+        await self.store.read_models.reset(tenant_id, self.name)
+        return await self.catch_up(tenant_id)

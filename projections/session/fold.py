@@ -1,0 +1,187 @@
+"""The session projection: ``initial()`` and ``apply(state, event)``, through a handler table
+over typed events. Pure: no I/O.
+
+A stored event of a session type whose data does not validate is recorded in
+``state.unreadable`` (version, position, type, why) and skipped; events of other types on the
+stream are ignored. An erased message keeps its place as ``[erased]`` (no content, no tokens),
+and summaries citing it become tainted.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from typing import Any
+
+from pydantic import ValidationError
+
+from eventstore import RecordedEvent
+from projections.context.messages import Message
+from projections.session.codec import decode_state, encode_state
+from projections.session.events import (
+    SESSION_EVENTS,
+    MessageAppended,
+    MessagesPinned,
+    MessagesUnpinned,
+    ModelCallRecorded,
+    SessionEvent,
+    SummaryCommitted,
+    SummaryRejected,
+    SummaryRolledBack,
+)
+from projections.session.state import SessionState, Unreadable
+from projections.summaries.chain import CommittedSummary
+
+__all__ = ["ERASED", "SessionView", "describe_problem", "parse_event"]
+
+ERASED = "[erased]"
+
+_Handler = Callable[[SessionState, RecordedEvent, Any], None]
+
+
+def describe_problem(error: ValidationError) -> str:
+    """Pydantic's errors in one line: each field path and what is wrong with it."""
+    return "; ".join(
+        f"{'.'.join(str(p) for p in item['loc']) or 'data'}: {item['msg']}"
+        for item in error.errors()[:5]
+    )
+
+
+def _message(state: SessionState, event: RecordedEvent, data: MessageAppended) -> None:
+    state.add_message(data.message, data.tokens, event.version, event.hash)
+    state.encoding_of[data.message.id] = data.encoding
+
+
+def _pinned(state: SessionState, event: RecordedEvent, data: MessagesPinned) -> None:
+    ids = tuple(data.message_ids)
+    state.pinned.update(ids)
+    state.pin_log.append((event.version, True, ids))
+
+
+def _unpinned(state: SessionState, event: RecordedEvent, data: MessagesUnpinned) -> None:
+    ids = tuple(data.message_ids)
+    state.pinned.difference_update(ids)
+    state.pin_log.append((event.version, False, ids))
+
+
+def _model_call(state: SessionState, event: RecordedEvent, _: ModelCallRecorded) -> None:
+    state.model_calls += 1
+    state.model_call_versions.append(event.version)
+
+
+def _committed(state: SessionState, event: RecordedEvent, data: SummaryCommitted) -> None:
+    cited = data.summary.source_message_ids
+    covered_end = 1 + max((state.index_of[i] for i in cited if i in state.index_of), default=-1)
+    # Erased messages lose their ids in the fold, so a summary citing one is tainted.
+    tainted = any(i not in state.index_of for i in cited)
+    committed = CommittedSummary(
+        data.summary_version, data.parent_version, data.summary, data.tokens, covered_end, tainted
+    )
+    state.chain.commit(event.version, committed)
+
+
+def _rolled_back(state: SessionState, event: RecordedEvent, data: SummaryRolledBack) -> None:
+    state.chain.roll_back(event.version, data.to_version)
+
+
+def _rejected(state: SessionState, _: RecordedEvent, data: SummaryRejected) -> None:
+    state.chain.reject(data.summary_version, list(data.failed_checks))
+
+
+_HANDLERS: dict[str, _Handler] = {
+    "MessageAppended": _message,
+    "MessagesPinned": _pinned,
+    "MessagesUnpinned": _unpinned,
+    "ModelCallRecorded": _model_call,
+    "SummaryCommitted": _committed,
+    "SummaryRolledBack": _rolled_back,
+    "SummaryRejected": _rejected,
+}
+
+
+class SessionView:
+    """The projection of a session stream (see the module docstring)."""
+
+    name = "context_view"
+    #: 2: typed events, the summary chain in its own structure, unreadable events recorded.
+    version = 2
+
+    @staticmethod
+    def streams(session_id: str) -> list[str]:
+        """A session's one stream."""
+        return [f"session/{session_id}"]
+
+    @staticmethod
+    def initial(tenant_id: str = "", session_id: str = "") -> SessionState:
+        """The state of a session with no events."""
+        return SessionState()
+
+    @staticmethod
+    def apply(
+        state: SessionState, event: RecordedEvent, known: SessionEvent | None = None
+    ) -> SessionState:
+        """Fold one event of the session stream into the state (in place) and return it.
+
+        ``known`` may pass the payload the writer itself appended (already validated), which
+        spares validating it again.
+        """
+        handler = _HANDLERS.get(event.type)
+        if handler is not None:
+            if event.data is None:
+                _erased(state, event)
+            else:
+                payload = known if known is not None else _parse(state, event)
+                if payload is not None:
+                    handler(state, event, payload)
+        state.version = event.version
+        state.position = event.position
+        state.event_positions.append(event.position)
+        state.event_times.append(event.recorded_at)
+        return state
+
+    @classmethod
+    def fold(
+        cls, events: Iterable[RecordedEvent], state: SessionState | None = None
+    ) -> SessionState:
+        """The state after ``events`` (in stream order), from ``state`` or the initial state."""
+        state = state if state is not None else cls.initial()
+        for event in events:
+            state = cls.apply(state, event)
+        return state
+
+    @staticmethod
+    def encode(state: SessionState) -> bytes:
+        """Snapshot bytes of a state."""
+        return encode_state(state)
+
+    @staticmethod
+    def decode(data: bytes) -> SessionState:
+        """A state from snapshot bytes."""
+        return decode_state(data)
+
+
+def _parse(state: SessionState, event: RecordedEvent) -> SessionEvent | None:
+    try:
+        return SESSION_EVENTS[event.type].model_validate(event.data)
+    except ValidationError as error:
+        reason = describe_problem(error)
+        state.unreadable.append(Unreadable(event.version, event.position, event.type, reason))
+        return None
+
+
+def _erased(state: SessionState, event: RecordedEvent) -> None:
+    """An erased payload: a message keeps its place, never its content."""
+    if event.type == "MessageAppended":
+        message = Message(id=f"erased:{event.event_id}", role="user", content=ERASED)
+        state.add_message(message, 0, event.version, event.hash)
+
+
+def parse_event(event: RecordedEvent) -> SessionEvent | None:
+    """The typed payload of a session event; None for another type, an erased payload or data
+    that does not validate (the fold reports those as unreadable)."""
+    model = SESSION_EVENTS.get(event.type)
+    if model is None or event.data is None:
+        return None
+    try:
+        return model.model_validate(event.data)
+    except ValidationError:
+        return None

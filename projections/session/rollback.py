@@ -1,0 +1,45 @@
+"""Where a rollback moves the summary head, decided purely: the served summary's parent by
+default, and no summary at all when the restored version no longer validates against the
+current log (a source was erased, say). Pure: no I/O (the token counter is passed in)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from projections.errors import MessageValidationError
+from projections.session.state import SessionState
+from projections.summaries.sanitize import sanitize_messages
+from projections.summaries.validation import validate_summary
+
+__all__ = ["rollback_target"]
+
+
+def rollback_target(
+    state: SessionState, to_version: int | None, reason: str, count: Callable[[str], int]
+) -> tuple[int | None, str]:
+    """The version the head moves to (None: no summary) and the reason to record.
+
+    Raises:
+        MessageValidationError: no summary is served and no version is named (nothing to roll
+            back), or the named version does not exist.
+    """
+    chain = state.chain
+    active = state.cut().summary()
+    if to_version is None and active is None:
+        raise MessageValidationError(
+            "this session serves no summary, so there is nothing to roll back: see "
+            "'ctxledger summaries' for the chain, or name a version with --to-version"
+        )
+    target = to_version if to_version is not None else (active.parent if active else None)
+    if target is not None and target not in chain.committed:
+        raise MessageValidationError(
+            f"there is no summary version {target}; versions: {sorted(chain.committed) or 'none'}"
+        )
+    if target is None:
+        return None, reason
+    restored = chain.committed[target].summary
+    covered = set(restored.source_message_ids)
+    clean, _ = sanitize_messages([m for m in state.messages if m.id in covered], count_tokens=count)
+    if not validate_summary(restored, clean).ok:
+        return None, f"{reason} (version {target} no longer validates)"
+    return target, reason

@@ -1,0 +1,224 @@
+"""A session's state, folded from its events, and :class:`Cut`: the session as it was at any
+earlier version, cut out of the latest state without refolding. Pure: no I/O."""
+
+from __future__ import annotations
+
+from bisect import bisect_right
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+
+from blake3 import blake3
+
+from projections.context.grouping import Grouper, ProtocolIssue
+from projections.context.messages import Message
+from projections.summaries.chain import CommittedSummary, SummaryChain
+
+__all__ = ["Cut", "SessionState", "Unreadable"]
+
+
+@dataclass(frozen=True)
+class Unreadable:
+    """A stored event of a session type whose data does not validate (an older or foreign
+    writer): where it is and why; the fold skipped it."""
+
+    version: int
+    position: int
+    type: str
+    reason: str
+
+    def as_dict(self) -> dict[str, Any]:
+        """The figures, for manifests and the CLI."""
+        return {
+            "version": self.version,
+            "position": self.position,
+            "type": self.type,
+            "reason": self.reason,
+        }
+
+
+@dataclass
+class SessionState:
+    """A session folded from its events: messages, token counts, groups, pins, summaries.
+
+    Groups, the prefix and per-group token sums are maintained as messages arrive, so a render
+    touches only the groups it keeps. The fold owns its state (it extends it in place), so
+    rebuilding a long session is linear. The ``*_versions``, ``pin_log`` and ``event_*`` lists
+    keep enough history that any earlier version can be cut out (:meth:`cut`).
+    """
+
+    messages: list[Message] = field(default_factory=list)
+    tokens: dict[str, int] = field(default_factory=dict)
+    encoding_of: dict[str, str] = field(default_factory=dict)
+    index_of: dict[str, int] = field(default_factory=dict)
+    pinned: set[str] = field(default_factory=set)
+    grouper: Grouper = field(default_factory=Grouper)
+    group_tokens: list[int] = field(default_factory=list)
+    prefix_end: int = 0
+    version: int = 0
+    position: int = 0
+    model_calls: int = 0
+    message_versions: list[int] = field(default_factory=list)  # stream version of each message
+    message_hashes: list[str] = field(default_factory=list)  # event hash of each message
+    issue_counts: list[int] = field(default_factory=list)  # messages seen when an issue was found
+    pin_log: list[tuple[int, bool, tuple[str, ...]]] = field(default_factory=list)
+    event_positions: list[int] = field(default_factory=list)  # index v - 1 holds version v's
+    event_times: list[datetime] = field(default_factory=list)
+    model_call_versions: list[int] = field(default_factory=list)
+    chain: SummaryChain = field(default_factory=SummaryChain)
+    unreadable: list[Unreadable] = field(default_factory=list)
+
+    @property
+    def encodings(self) -> set[str]:
+        """The tokenizers the messages were counted with."""
+        return set(self.encoding_of.values())
+
+    def message_ids(self) -> list[str]:
+        """The ids of the session's messages, in order."""
+        return [message.id for message in self.messages]
+
+    def add_message(
+        self, message: Message, tokens: int, version: int, event_hash: str = ""
+    ) -> None:
+        """Append a message and keep groups, prefix and group sizes current."""
+        groups_before = len(self.grouper.starts)
+        issues_before = len(self.grouper.issues)
+        self.index_of[message.id] = len(self.messages)
+        self.messages.append(message)
+        self.message_versions.append(version)
+        self.message_hashes.append(event_hash)
+        self.tokens[message.id] = tokens
+        self.grouper.add(message)
+        self.issue_counts += [len(self.messages)] * (len(self.grouper.issues) - issues_before)
+        if len(self.grouper.starts) > groups_before:
+            self.group_tokens.append(tokens)
+            if self.prefix_end == groups_before and message.role in ("system", "developer"):
+                self.prefix_end += 1
+        else:
+            self.group_tokens[-1] += tokens
+
+    def covered_hash(self, message_ids: Iterable[str]) -> str:
+        """BLAKE3 over the event hashes of these messages, in session order: what a summary
+        covered, bound to the exact events (hash spec: ``hash`` of each MessageAppended)."""
+        indexes = sorted(self.index_of[i] for i in message_ids if i in self.index_of)
+        return blake3(b"".join(bytes.fromhex(self.message_hashes[i]) for i in indexes)).hexdigest()
+
+    def summary_chain(self) -> list[dict[str, Any]]:
+        """Every summary version with its status (see :class:`SummaryChain`)."""
+        return self.chain.versions()
+
+    def group_of(self, message_id: str) -> int:
+        """The index of the group that holds a message."""
+        return bisect_right(self.grouper.starts, self.index_of[message_id]) - 1
+
+    def version_at(self, *, position: int | None = None, time: datetime | None = None) -> int:
+        """The last version at or before a tenant position, or recorded at or before a time."""
+        if position is not None:
+            return bisect_right(self.event_positions, position)
+        if time is not None:
+            return bisect_right(self.event_times, time)
+        return self.version
+
+    def cut(self, version: int | None = None) -> Cut:
+        """The session as it was at ``version`` (default: now), in O(window + pins) work.
+
+        Messages are only ever appended, so an earlier state is a prefix of this one: the
+        first ``n`` messages, the groups that start among them (the last one possibly not yet
+        complete), the pins applied up to then and the issues found up to then.
+        """
+        if version is None or version >= self.version:
+            return Cut(
+                self,
+                len(self.messages),
+                len(self.grouper.starts),
+                self.group_tokens[-1] if self.group_tokens else 0,
+                frozenset(self.pinned),
+                min(self.prefix_end, len(self.group_tokens)),
+                list(self.grouper.issues),
+                self.version,
+                self.position,
+                self.chain.head,
+            )
+        count = bisect_right(self.message_versions, version)
+        groups = bisect_right(self.grouper.starts, count - 1) if count else 0
+        last = 0
+        if groups:
+            first = self.grouper.starts[groups - 1]
+            last = sum(self.tokens[m.id] for m in self.messages[first:count])
+        return Cut(
+            self,
+            count,
+            groups,
+            last,
+            frozenset(self._pins_at(version)),
+            min(self.prefix_end, groups),
+            self.grouper.issues[: bisect_right(self.issue_counts, count)],
+            version,
+            self.event_positions[version - 1] if version > 0 else 0,
+            self.chain.head_at(version),
+        )
+
+    def _pins_at(self, version: int) -> set[str]:
+        pinned: set[str] = set()
+        for at, pin, ids in self.pin_log:
+            if at > version:
+                break
+            (pinned.update if pin else pinned.difference_update)(ids)
+        return pinned
+
+
+@dataclass(frozen=True)
+class Cut:
+    """A session at one version: a view into a :class:`SessionState`, nothing copied."""
+
+    state: SessionState
+    count: int
+    groups: int
+    last_group_tokens: int
+    pinned: frozenset[str]
+    prefix_end: int
+    issues: list[ProtocolIssue]
+    version: int
+    position: int
+    summary_head: int | None = None
+
+    def summary(self) -> CommittedSummary | None:
+        """The summary served as of the cut (None: none, or the head is tainted)."""
+        return self.state.chain.served(self.summary_head)
+
+    def summarised_groups(self, covered_end: int | None = None) -> int:
+        """How many leading groups a summary covering messages ``[0, covered_end)`` covers
+        entirely (by default the served summary)."""
+        if covered_end is None:
+            active = self.summary()
+            covered_end = active.covered_end if active is not None else 0
+        if covered_end == 0:
+            return 0
+        end = min(covered_end, self.count)
+        group = bisect_right(self.state.grouper.starts, end - 1) - 1
+        return group + 1 if self.state.grouper.bounds(group)[1] <= end else group
+
+    def group_tokens(self, group: int) -> int:
+        """Tokens of a group as of the cut."""
+        if group == self.groups - 1:
+            return self.last_group_tokens
+        return self.state.group_tokens[group]
+
+    def group_messages(self, group: int) -> list[Message]:
+        """The messages of a group as of the cut."""
+        first, end = self.state.grouper.bounds(group)
+        return self.state.messages[first : min(end, self.count)]
+
+    def pinned_groups(self) -> set[int]:
+        """The groups holding a message pinned as of the cut."""
+        index_of = self.state.index_of
+        return {
+            self.state.group_of(i)
+            for i in self.pinned
+            if i in index_of and index_of[i] < self.count
+        }
+
+    def unreadable(self) -> list[Unreadable]:
+        """The unreadable events up to the cut."""
+        return [u for u in self.state.unreadable if u.version <= self.version]

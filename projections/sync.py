@@ -1,0 +1,123 @@
+"""The synchronous facade: :class:`SyncLedger` and :class:`SyncSession`, for callers without an
+event loop.
+
+Thin, never a second copy: every verb is the async one run on the ledger's own event loop,
+declared once with :func:`blocking`, which keeps the async verb's signature (and docstring) for
+type checkers and ``help()``. A test checks that every public verb of
+:class:`~projections.ledger.Session` has its twin here with the same signature.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import functools
+import os
+from collections.abc import Callable, Coroutine
+from typing import Any, Concatenate, ParamSpec, TypeVar
+
+from eventstore import EventStore
+from projections.context.tokens import TokenCounter
+from projections.ledger import Ledger, Session
+from projections.memory.service import LongTermMemory
+
+__all__ = ["SyncLedger", "SyncSession", "blocking"]
+
+P = ParamSpec("P")
+R = TypeVar("R")
+
+
+def blocking(
+    verb: Callable[Concatenate[Session, P], Coroutine[Any, Any, R]],
+) -> Callable[Concatenate[SyncSession, P], R]:
+    """The async ``Session`` verb as a blocking ``SyncSession`` method (same signature)."""
+
+    def run(self: SyncSession, /, *args: P.args, **kwargs: P.kwargs) -> R:
+        return self._runner.run(verb(self.session, *args, **kwargs))
+
+    functools.update_wrapper(run, verb)
+    return run
+
+
+class SyncSession:
+    """A :class:`~projections.ledger.Session` whose verbs block until done."""
+
+    def __init__(self, session: Session, runner: asyncio.Runner) -> None:
+        self.session = session
+        self._runner = runner
+
+    @property
+    def session_id(self) -> str:
+        """The session's id."""
+        return self.session.session_id
+
+    append = blocking(Session.append)
+    pin = blocking(Session.pin)
+    unpin = blocking(Session.unpin)
+    record_model_call = blocking(Session.record_model_call)
+    compact = blocking(Session.compact)
+    propose_memory = blocking(Session.propose_memory)
+    rollback = blocking(Session.rollback)
+    latest = blocking(Session.latest)
+    messages = blocking(Session.messages)
+    state = blocking(Session.state)
+    render = blocking(Session.render)
+
+
+class SyncLedger:
+    """A :class:`~projections.ledger.Ledger` for synchronous code; it owns an event loop and
+    the store, so use it as a context manager::
+
+        with SyncLedger("ledger.db") as ledger:
+            ledger.session("acme", "trip-42").append([{"role": "user", "content": "hi"}])
+
+    Args:
+        url: the database (see :meth:`EventStore.open`), with the backend's ``options``.
+        counter: the token counter; ``snapshot_every`` and ``cached_sessions`` as for
+            :class:`~projections.ledger.Ledger`.
+    """
+
+    def __init__(
+        self,
+        url: str | os.PathLike[str] = "ctxledger.db",
+        *,
+        counter: TokenCounter | None = None,
+        snapshot_every: int = 1000,
+        cached_sessions: int = 256,
+        **options: Any,
+    ) -> None:
+        self._runner = asyncio.Runner()
+        self.store = EventStore.open(url, **options)
+        self.ledger = Ledger(
+            self.store,
+            counter=counter,
+            snapshot_every=snapshot_every,
+            cached_sessions=cached_sessions,
+        )
+
+    def session(
+        self, tenant_id: str, session_id: str, *, user_id: str | None = None
+    ) -> SyncSession:
+        """The session ``session_id`` of ``tenant_id`` (see :meth:`Ledger.session`)."""
+        return SyncSession(
+            self.ledger.session(tenant_id, session_id, user_id=user_id), self._runner
+        )
+
+    @property
+    def memory(self) -> LongTermMemory:
+        """Long-term memory (async API: run it with :meth:`run`)."""
+        return self.ledger.memory
+
+    def run(self, coroutine: Coroutine[Any, Any, R]) -> R:
+        """Run any coroutine of the async API on this ledger's event loop."""
+        return self._runner.run(coroutine)
+
+    def close(self) -> None:
+        """Close the store and the event loop."""
+        self._runner.run(self.store.close())
+        self._runner.close()
+
+    def __enter__(self) -> SyncLedger:
+        return self
+
+    def __exit__(self, *_: object) -> None:
+        self.close()
