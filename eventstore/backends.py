@@ -24,12 +24,12 @@ __all__ = ["BACKENDS", "SUPPORTED_URLS", "open_recorder", "read_options", "safe_
 
 #: URL scheme -> ``"module:function"``; the function takes ``(url, options)``.
 BACKENDS: dict[str, str] = {
-    "memory": "eventstore.memory:open_recorder",
-    "sqlite": "eventstore.sql.sqlite:open_recorder",
-    "sqlite+aiosqlite": "eventstore.sql.sqlite:open_recorder",
-    "postgresql": "eventstore.sql.postgres:open_recorder",
-    "postgresql+asyncpg": "eventstore.sql.postgres:open_recorder",
-    "postgres": "eventstore.sql.postgres:open_recorder",
+    "memory": "eventstore.memory.backend:open_recorder",
+    "sqlite": "eventstore.sql.sqlite.backend:open_recorder",
+    "sqlite+aiosqlite": "eventstore.sql.sqlite.backend:open_recorder",
+    "postgresql": "eventstore.sql.postgres.backend:open_recorder",
+    "postgresql+asyncpg": "eventstore.sql.postgres.backend:open_recorder",
+    "postgres": "eventstore.sql.postgres.backend:open_recorder",
 }
 
 SUPPORTED_URLS = (

@@ -13,7 +13,7 @@ from pydantic import BaseModel
 
 from eventstore import EventTypeRegistry
 from projections.audit import ACCESS_REFUSED, AccessRefused
-from projections.integrations.events import INTEGRATION_EVENTS
+from projections.integration_events import INTEGRATION_EVENTS
 from projections.memory.events import (
     CONSENT_GRANTED,
     CONSENT_REVOKED,

@@ -24,6 +24,12 @@ from typing import Protocol
 
 import tiktoken
 
+from projections.context.accounting import (
+    REPLY_PRIMING_TOKENS,
+    TOKENS_PER_MESSAGE,
+    TOKENS_PER_NAME,
+    TOKENS_PER_TOOL_CALL,
+)
 from projections.context.messages import Message, text_of
 
 __all__ = [
@@ -34,10 +40,6 @@ __all__ = [
     "load_encoding",
 ]
 
-TOKENS_PER_MESSAGE = 3
-TOKENS_PER_NAME = 1
-TOKENS_PER_TOOL_CALL = 3
-REPLY_PRIMING_TOKENS = 3
 
 # tiktoken's published source and sha256 of each rank file (tiktoken_ext/openai_public.py).
 _RANK_FILES = {

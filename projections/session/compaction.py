@@ -12,9 +12,9 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
 
+from projections.context.accounting import REPLY_PRIMING_TOKENS
 from projections.context.budget import Budget
 from projections.context.messages import Message
-from projections.context.tokens import REPLY_PRIMING_TOKENS
 from projections.context.window import plan_groups
 from projections.session.events import SummaryCommitted, SummaryRejected
 from projections.session.render import render

@@ -95,6 +95,9 @@ _HANDLERS: dict[str, _Handler] = {
     "SummaryCommitted": _committed,
     "SummaryRolledBack": _rolled_back,
     "SummaryRejected": _rejected,
+    # Issues are recomputed by the grouper; the recorded ones are still checked, so that an
+    # unreadable one is reported like any other.
+    "ProtocolIssueRecorded": lambda state, event, data: None,
 }
 
 

@@ -15,10 +15,10 @@ from blake3 import blake3
 from pydantic import BaseModel, ConfigDict, Field
 
 from eventstore.encoding import canonical_json
+from projections.context.accounting import REPLY_PRIMING_TOKENS
 from projections.context.budget import Budget
 from projections.context.formats import Format, from_messages
 from projections.context.messages import Message
-from projections.context.tokens import REPLY_PRIMING_TOKENS
 from projections.context.window import GroupPlan, plan_groups
 from projections.session.state import Cut, SessionState
 from projections.summaries.block import render_summary_block

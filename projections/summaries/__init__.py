@@ -1,3 +1,3 @@
-"""Summaries: the ``compaction_summary.v1`` record, sanitising before any summarizer, and the
-untrusted block a summary is rendered in. (The validation gate, the summarizers and the
-summary chain are not built yet.)"""
+"""Summaries: the ``compaction_summary`` record and its untrusted block, sanitising before any
+summarizer, the fail-closed validation gate, the summarizer protocol with the offline and
+OpenAI-compatible summarizers, and the summary chain (versions, statuses, taint, fact diff)."""

@@ -255,9 +255,7 @@ def _budget_problems(
     if budget is None:
         return []
     if count_tokens is None:
-        from projections.context.tokens import TiktokenCounter
-
-        count_tokens = TiktokenCounter().count_text
+        raise ValueError("validate_summary needs count_tokens to check a budget")
     used = count_tokens(render_summary_block(summary))
     return (
         [f"the summary takes {used} tokens, over its budget of {budget}"] if used > budget else []

@@ -19,7 +19,7 @@ from eventstore import (
     SchemaVersionError,
     StorageError,
 )
-from eventstore.sql.postgres import PostgresRecorder
+from eventstore.sql.postgres.recorder import PostgresRecorder
 from tests.conftest import ROOT
 from tests.postgres import dsn, fresh_database
 

@@ -15,7 +15,7 @@ from eventstore import (
     UnsupportedDatabaseError,
 )
 from eventstore.sql.schema import SCHEMA_VERSION
-from eventstore.sql.sqlite import SqliteRecorder
+from eventstore.sql.sqlite.recorder import SqliteRecorder
 
 
 async def test_wal_and_full_synchronous_by_default(tmp_path: Path) -> None:

@@ -37,7 +37,7 @@ def wait_for_file(path: str) -> None:
 def open_store(database: str, max_delay_ms: float) -> EventStore:
     if not database.startswith("postgresql") or max_delay_ms <= 0:
         return EventStore.open(database, busy_timeout=30)
-    from eventstore.sql.postgres import PostgresRecorder
+    from eventstore.sql.postgres.recorder import PostgresRecorder
 
     async def delay() -> None:
         await asyncio.sleep(random.uniform(0, max_delay_ms) / 1000)

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING
 
 from sqlalchemy.ext.asyncio import create_async_engine
 
+import eventstore.sql.postgres.documents as docs
 from eventstore.erasure import run_erasure
 from eventstore.errors import ConcurrencyError, IdempotencyConflict, StorageError
 from eventstore.recorder import (
@@ -35,7 +36,6 @@ from eventstore.records import (
     chain_events,
     match_retry,
 )
-from eventstore.sql.postgres import documents as docs
 from eventstore.sql.postgres.connection import Connections
 from eventstore.sql.postgres.erasure import PostgresErasure
 from eventstore.sql.postgres.log import DuplicateEventId, events_by_id, lock, write

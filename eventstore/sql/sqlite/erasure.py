@@ -9,9 +9,9 @@ from typing import TYPE_CHECKING
 
 from sqlalchemy.ext.asyncio import AsyncConnection
 
+import eventstore.sql.sqlite.worker as worker
 from eventstore.ids import id_bytes
 from eventstore.records import ERASURE_STREAM, StoredEvent, StreamHead
-from eventstore.sql.sqlite import worker
 from eventstore.sql.sqlite.statements import statements
 
 if TYPE_CHECKING:

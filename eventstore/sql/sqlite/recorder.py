@@ -17,6 +17,8 @@ from sqlalchemy import event as sa_event
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine, create_async_engine
 from sqlalchemy.pool import StaticPool
 
+import eventstore.sql.sqlite.documents as docs
+import eventstore.sql.sqlite.worker as worker
 from eventstore.erasure import run_erasure
 from eventstore.errors import StorageError
 from eventstore.recorder import (
@@ -30,8 +32,6 @@ from eventstore.recorder import (
 from eventstore.records import PendingEvent, SnapshotRecord, StoredEvent, StreamHead
 from eventstore.sql.rows import contiguous
 from eventstore.sql.setup import set_up_schema
-from eventstore.sql.sqlite import documents as docs
-from eventstore.sql.sqlite import worker
 from eventstore.sql.sqlite.connection import check_path, connect, run_in_worker
 from eventstore.sql.sqlite.erasure import SqliteErasure
 from eventstore.sql.sqlite.schema_steps import SqliteSchemaSteps

@@ -9,9 +9,9 @@ from typing import TYPE_CHECKING
 
 from sqlalchemy.ext.asyncio import AsyncConnection
 
+import eventstore.sql.sqlite.worker as worker
 from eventstore.sql.schema import SCHEMA_VERSION
 from eventstore.sql.setup import HASH_SPEC
-from eventstore.sql.sqlite import worker
 from eventstore.sql.sqlite.ddl import ddl_statements
 from eventstore.sql.sqlite.statements import statements
 
