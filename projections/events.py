@@ -65,7 +65,8 @@ def register_ledger_events(registry: EventTypeRegistry) -> EventTypeRegistry:
                 f"event type {name!r} is registered with another model; ctxledger's own event "
                 f"types cannot be redefined"
             )
-        registry.register(name, schema_version=version, model=model)
+        upcasters = getattr(model, "upcasters", {})
+        registry.register(name, schema_version=version, model=model, upcasters=upcasters)
     return registry
 
 

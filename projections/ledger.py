@@ -20,14 +20,14 @@ from datetime import datetime
 from typing import Any, TypeVar, cast
 
 from eventstore import EventStore, RecordedEvent
-from projections.compactor import CompactionOutcome, attempt_compaction
+from projections.compactor import CompactionOutcome, compact_session
 from projections.context.budget import Budget
 from projections.context.formats import Format
 from projections.context.messages import Message, parse_message
 from projections.context.tokens import TiktokenCounter, TokenCounter
-from projections.errors import MemoryRequestError, MessageValidationError
+from projections.errors import MessageValidationError
 from projections.events import register_ledger_events
-from projections.memory.bridge import propose_summary_facts, source_event_ids
+from projections.memory.bridge import Proposal, propose_from_session, propose_summary_facts
 from projections.memory.service import LongTermMemory
 from projections.projection import Projection, ReadModel
 from projections.runner import ProjectionRunner, ReadModelRunner, read_model_name
@@ -139,9 +139,16 @@ class Session:
         self.user_id = user_id
         self.stream_id = f"session/{session_id}"
 
-    async def _append(
+    @property
+    def counter(self) -> TokenCounter:
+        """The ledger's token counter."""
+        return self.ledger.counter
+
+    async def append_events(
         self, events: Sequence[SessionEvent], *, expected_version: int | None = None
     ) -> list[RecordedEvent]:
+        """Append typed session events as they are, atomically, and fold them in (the verbs
+        below build them; this is the low-level step they share)."""
         recorded = await self.ledger.store.append(
             self.tenant_id,
             self.stream_id,
@@ -180,12 +187,12 @@ class Session:
             for message in parsed
         ]
         events += [ProtocolIssueRecorded(**i.as_dict()) for i in state.grouper.preview(parsed)]
-        return await self._append(events, expected_version=expected_version)
+        return await self.append_events(events, expected_version=expected_version)
 
     async def pin(self, message_ids: Sequence[str], *, reason: str) -> RecordedEvent:
         """Pin messages: their groups stay in context verbatim, whatever the budget."""
         await self._check_marks("pin", message_ids, reason)
-        (event,) = await self._append(
+        (event,) = await self.append_events(
             [MessagesPinned(message_ids=list(message_ids), reason=reason)]
         )
         return event
@@ -194,7 +201,7 @@ class Session:
         """Remove pins."""
         await self._check_marks("unpin", message_ids, reason)
         unpinned = MessagesUnpinned(message_ids=list(message_ids), reason=reason)
-        (event,) = await self._append([unpinned])
+        (event,) = await self.append_events([unpinned])
         return event
 
     async def _check_marks(self, verb: str, message_ids: Sequence[str], reason: str) -> None:
@@ -232,7 +239,7 @@ class Session:
             queue_ms=queue_ms,
             model=model,
         )
-        (event,) = await self._append([call])
+        (event,) = await self.append_events([call])
         return event
 
     async def compact(
@@ -240,43 +247,44 @@ class Session:
         budget: Budget,
         *,
         summarizer: Summarizer | SummarizerFunction | None = None,
-        summary_budget: int = 2000,
+        summary_budget: int | None = None,
         keep_groups: int = 6,
-        max_chunk: int = 200,
+        max_chunk: int = 500,
         tool_result_tokens: int = 400,
         target: float | None = None,
+        max_steps: int = 4,
+        backoff_groups: int = 4,
     ) -> CompactionOutcome:
-        """Summarise the groups the window leaves out, behind the validation gate.
+        """Summarise what the window leaves out, behind the validation gate, until the rendered
+        context is at or under the trigger (DESIGN §5; see ``session.compaction``).
 
-        Nothing happens when the window keeps every group the served summary does not already
-        cover. Otherwise the oldest uncovered messages leaving the window (at most
-        ``max_chunk``) are sanitised and given, with the previous summary, to ``summarizer``
-        (the offline one by default); the result is validated and committed as
-        ``SummaryCommitted``, or recorded as ``SummaryRejected`` with the failed checks, in
-        which case the window keeps being served. The raw messages always stay in the log.
+        The oldest messages that the served summary does not cover and that do not fit next to
+        the summary are sanitised and given, with the previous summary, to ``summarizer`` (the
+        offline one by default); the result is validated and committed as ``SummaryCommitted``
+        (rolling: up to ``max_steps`` chunks of ``max_chunk`` messages), or recorded as
+        ``SummaryRejected`` with the failed checks, and the window keeps being served. The raw
+        messages always stay in the log. The outcome says whether the context reached the
+        trigger, and why not when it cannot (the prefix and pins alone are too big, say).
 
         Args:
-            target: make room: plan the window as if only ``target`` × the usable budget were
-                available (e.g. 0.5), so that the groups beyond it are summarised now rather
-                than a few at a time on every later call. Prefix, pins and the last
-                ``keep_groups`` groups always stay.
+            summary_budget: an upper bound for the summary's tokens (the default is a share of
+                the room left under ``target``, never more).
+            target: aim the context at ``target`` × usable (default 0.6).
+            backoff_groups: after a rejected attempt, the next one waits for this many new
+                groups (0: try again now, as an operator with another summarizer may).
         """
         options = CompactionOptions(
-            keep_groups, target, max_chunk, summary_budget, tool_result_tokens
+            keep_groups=keep_groups,
+            target=target,
+            max_chunk=max_chunk,
+            summary_budget=summary_budget,
+            tool_result_tokens=tool_result_tokens,
+            backoff_groups=backoff_groups,
         )
-        state = await self.latest()
-        attempt = await attempt_compaction(
-            state, budget, options, summarizer, self.ledger.counter.count_text
-        )
-        if attempt is None:
-            return CompactionOutcome(result="not_needed")
-        (event,) = await self._append([attempt.verdict], expected_version=state.version)
-        proposed: list[str] = []
-        if isinstance(attempt.verdict, SummaryCommitted):
-            proposed = await self._propose_summary_facts(attempt.verdict)
-        return attempt.outcome(event, proposed)
+        return await compact_session(self, budget, options, summarizer, max_steps)
 
-    async def _propose_summary_facts(self, committed: SummaryCommitted) -> list[str]:
+    async def propose_summary_facts(self, committed: SummaryCommitted) -> list[str]:
+        """Propose the committed summary's long-term facts for the session's user (if any)."""
         if self.user_id is None:
             return []
         return await propose_summary_facts(
@@ -306,29 +314,10 @@ class Session:
         Raises:
             MemoryRequestError: no user, no sources, an unknown message id, or a bad field.
         """
+        proposal = Proposal(key, value, category, list(source_ids), confidence, ttl_days)
         user = user_id or self.user_id
-        if user is None:
-            raise MemoryRequestError(
-                f"session {self.session_id} has no user: open it with "
-                f"ledger.session(tenant, session, user_id=...) or pass user_id"
-            )
-        if not source_ids:
-            raise MemoryRequestError("a memory proposal must cite at least one source message")
-        state = await self.latest()
-        events = await source_event_ids(
-            self.ledger.store, self.tenant_id, self.session_id, state, source_ids
-        )
-        return await self.ledger.memory.propose(
-            self.tenant_id,
-            user,
-            key=key,
-            value=value,
-            category=category,
-            source_ids=list(source_ids),
-            source_event_ids=events,
-            confidence=confidence,
-            session_id=self.session_id,
-            ttl_days=ttl_days,
+        return await propose_from_session(
+            self.ledger.memory, self.tenant_id, self.session_id, user, await self.latest(), proposal
         )
 
     async def rollback(self, *, to_version: int | None = None, reason: str) -> RecordedEvent:
@@ -343,7 +332,7 @@ class Session:
         state = await self.latest()
         target, note = rollback_target(state, to_version, reason, self.ledger.counter.count_text)
         rolled = SummaryRolledBack(to_version=target, reason=note)
-        (event,) = await self._append([rolled], expected_version=state.version)
+        (event,) = await self.append_events([rolled], expected_version=state.version)
         return event
 
     async def latest(self) -> SessionState:

@@ -51,6 +51,8 @@ class SyncSession:
         return self.session.session_id
 
     append = blocking(Session.append)
+    append_events = blocking(Session.append_events)
+    propose_summary_facts = blocking(Session.propose_summary_facts)
     pin = blocking(Session.pin)
     unpin = blocking(Session.unpin)
     record_model_call = blocking(Session.record_model_call)

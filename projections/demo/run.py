@@ -27,6 +27,9 @@ from projections.demo.trip import (
     Trip,
 )
 from projections.memory import Promoter
+from projections.session.state import SessionState
+from projections.summaries.schema import Decision
+from projections.summaries.schema_v2 import DecisionV2
 
 __all__ = ["DEMO_BUDGET", "DEMO_SESSION", "DEMO_TENANT", "DEMO_USER", "run_demo"]
 
@@ -57,6 +60,7 @@ async def run_demo(database: Path | None, *, console: Any = None) -> dict[str, A
         await _memory(trip, len(turns) + 2)
         await _verify(trip)
         await _time_travel(trip)
+        await _compaction_figures(trip)
     narrator.step(
         "done",
         f"The log is at {path}. Try: ctxledger --db {path} context --tenant {DEMO_TENANT} "
@@ -120,7 +124,7 @@ async def _why_g123(trip: Trip, index: int) -> None:
                     {
                         "where": f"summary v{summary.version} decision",
                         "text": decision.text,
-                        "source_ids": decision.source_ids,
+                        "source_ids": decision_sources(decision, state),
                     }
                 )
     for message in rendered.messages:
@@ -261,3 +265,53 @@ async def _time_travel(trip: Trip) -> None:
         replay_matches=same,
     )
     trip.narrator.show(table)
+
+
+def decision_sources(decision: Decision | DecisionV2, state: SessionState) -> list[str]:
+    """The message ids a decision of either schema cites."""
+    if isinstance(decision, Decision):
+        return list(decision.source_ids)
+    ids = {state.message_versions[i]: m.id for i, m in enumerate(state.messages)}
+    return [ids[v] for v in decision.src if v in ids]
+
+
+async def _compaction_figures(trip: Trip) -> None:
+    """The trip's compaction, turn by turn: what committed, and where the context stayed."""
+    state = await trip.session.latest()
+    chain = state.chain
+    committed, rejected = len(chain.committed), len(chain.rejections)
+    trigger = DEMO_BUDGET.trigger
+    over = [tokens for tokens in trip.after_turns if tokens > trigger]
+    kept = _facts_carried(state)
+    rate = committed / max(committed + rejected, 1)
+    trip.narrator.step(
+        "compaction, turn by turn",
+        f"{committed} of {committed + rejected} compaction attempts committed ({rate:.0%}); the "
+        f"one rejected is the careless summary above. After each of the "
+        f"{len(trip.after_turns)} turns the context was at or under the trigger of "
+        f"{trigger:,} tokens (at most {max(trip.after_turns):,})"
+        + (f", except {len(over)} turn(s)" if over else "")
+        + f". Each of the {kept} rolling summaries kept every confirmed fact of the version "
+        f"it extends (unless a newer message superseded it): the gate checks exactly that.",
+        attempts=committed + rejected,
+        committed=committed,
+        commit_rate=rate,
+        max_context=max(trip.after_turns),
+        trigger=trigger,
+        turns_over_trigger=len(over),
+        rolling_summaries_checked=kept,
+    )
+
+
+def _facts_carried(state: SessionState) -> int:
+    """How many committed summaries extend a parent whose confirmed facts they all keep."""
+    checked = 0
+    for committed in state.chain.committed.values():
+        parent = state.chain.committed.get(committed.parent) if committed.parent else None
+        if parent is None:
+            continue
+        before = {f.key for f in parent.summary.facts if f.status == "confirmed"}
+        after = {f.key for f in committed.summary.facts}
+        assert before <= after, "the gate lets no confirmed fact go"
+        checked += 1
+    return checked

@@ -12,9 +12,9 @@ from projections.demo.conversation import Turn, tool_call_arguments
 from projections.demo.narrator import Narrator, budget_bar
 from projections.ledger import CompactionOutcome, Ledger, Session
 from projections.session.render import RenderedContext
-from projections.summaries.offline import offline_summarizer
-from projections.summaries.schema import CompactionSummary, Fact
-from projections.summaries.summarizer import SummaryRequest
+from projections.summaries.offline_v2 import summarize_v2
+from projections.summaries.schema_v2 import CompactionSummaryV2, FactV2
+from projections.summaries.summarizer import AnySummary, SummaryRequest
 
 __all__ = [
     "DEMO_BUDGET",
@@ -37,7 +37,7 @@ DEMO_BUDGET = Budget(
     context_limit=2_000, max_output_tokens=300, tool_reserve=100, safety_margin=100
 )
 KEEP_GROUPS = 6
-TARGET = 0.4  # compaction makes room down to half the usable budget
+TARGET = 0.75  # compaction aims under the 80% trigger, so it is not due again at once
 SUMMARY_TOKENS = 400  # the summary's own budget
 SYSTEM = (
     "You are a travel planner. Use the tools for trains, prices and weather. Never book "
@@ -45,15 +45,14 @@ SYSTEM = (
 )
 
 
-async def careless_summarizer(request: SummaryRequest) -> CompactionSummary:
+async def careless_summarizer(request: SummaryRequest) -> CompactionSummaryV2:
     """A summarizer that gets a number wrong: the gate must reject its summary."""
-    summary = await offline_summarizer(request)
-    wrong = Fact(
+    summary = summarize_v2(request)
+    wrong = FactV2(
         key="budget.one_way",
         value="one way at most 300 CNY",
         status="confirmed",
-        confidence=0.9,
-        source_ids=[request.chunk[0].id],
+        src=[request.versions[0]],
     )
     return summary.model_copy(update={"facts": [*summary.facts, wrong]})
 
@@ -71,6 +70,8 @@ class Trip:
         self.crossed = False
         self.before_compaction: int | None = None
         self.compactions: list[dict[str, Any]] = []
+        self.attempts: list[CompactionOutcome] = []  # every compaction call that attempted
+        self.after_turns: list[int] = []  # the context's tokens after each turn
 
     async def render(self) -> RenderedContext:
         return await self.session.render(DEMO_BUDGET, keep_groups=KEEP_GROUPS)
@@ -121,17 +122,28 @@ class Trip:
         history = sum(state.tokens.values())
         # The first time, the whole history crossing the trigger starts the story; after that,
         # the agent loop's rule: compact when the context it would send crosses the trigger.
-        if not DEMO_BUDGET.need_compaction(tokens if self.crossed else history):
-            return
-        if not self.crossed:
-            self.crossed = True
-            self.before_compaction = state.version
-            await self._first_crossing(index, history, rendered)
-            return
+        if DEMO_BUDGET.need_compaction(tokens if self.crossed else history):
+            if not self.crossed:
+                self.crossed = True
+                self.before_compaction = state.version
+                await self._first_crossing(index, history, rendered)
+            else:
+                outcome = await self.compact()
+                await self._report_compaction(outcome, index)
+        self.after_turns.append((await self.render()).manifest.tokens["total"])
+
+    async def compact(self, **options: Any) -> CompactionOutcome:
+        """Compact as the agent loop does, and keep the outcome for the closing figures."""
         outcome = await self.session.compact(
-            DEMO_BUDGET, keep_groups=KEEP_GROUPS, target=TARGET, summary_budget=SUMMARY_TOKENS
+            DEMO_BUDGET,
+            keep_groups=KEEP_GROUPS,
+            target=TARGET,
+            summary_budget=SUMMARY_TOKENS,
+            **options,
         )
-        await self._report_compaction(outcome, index)
+        if outcome.result in ("committed", "rejected"):
+            self.attempts += [outcome] * max(len(outcome.events), 1)
+        return outcome
 
     async def _first_crossing(self, index: int, history: int, rendered: RenderedContext) -> None:
         usable, trigger = DEMO_BUDGET.usable, DEMO_BUDGET.trigger
@@ -158,13 +170,7 @@ class Trip:
             pinned=kept_pins,
         )
         self.narrator.show(budget_bar(manifest.tokens["total"], usable, trigger, "window"))
-        bad = await self.session.compact(
-            DEMO_BUDGET,
-            keep_groups=KEEP_GROUPS,
-            summarizer=careless_summarizer,
-            target=TARGET,
-            summary_budget=SUMMARY_TOKENS,
-        )
+        bad = await self.compact(summarizer=careless_summarizer)
         reason = bad.event.data["reason"] if bad.event and bad.event.data else ""
         self.narrator.step(
             "a bad summary is rejected",
@@ -175,9 +181,8 @@ class Trip:
             result=bad.result,
             failed_checks=bad.failed_checks,
         )
-        good = await self.session.compact(
-            DEMO_BUDGET, keep_groups=KEEP_GROUPS, target=TARGET, summary_budget=SUMMARY_TOKENS
-        )
+        # An operator retrying at once with another summarizer: no backoff for that.
+        good = await self.compact(backoff_groups=0)
         await self._report_compaction(good, index)
 
     async def _report_compaction(self, outcome: CompactionOutcome, index: int) -> None:
@@ -193,9 +198,9 @@ class Trip:
         self.narrator.step(
             f"summary v{version} committed",
             f"After turn {index}: summary v{version} covers "
-            f"{len(summary.summary.source_message_ids)} messages with "
+            f"{covered_count(summary.summary)} messages with "
             f"{len(summary.summary.facts)} facts, {len(summary.summary.decisions)} decisions "
-            f"and {len(summary.summary.tool_result_digests)} tool digests; it passed every "
+            f"and {tool_count(summary.summary)} tool digests; it passed every "
             f"check. Context: {event_data['tokens_before']:,} → "
             f"{rendered.manifest.tokens['total']:,} tokens. It is rendered as an untrusted "
             f"data block, never as instructions.",
@@ -211,3 +216,17 @@ class Trip:
                 f"with summary v{version}",
             )
         )
+
+
+def covered_count(summary: AnySummary) -> int:
+    """How many messages a summary of either schema covers."""
+    if isinstance(summary, CompactionSummaryV2):
+        return summary.coverage.count
+    return len(summary.source_message_ids)
+
+
+def tool_count(summary: AnySummary) -> int:
+    """How many tool results a summary of either schema digests."""
+    if isinstance(summary, CompactionSummaryV2):
+        return len(summary.tools)
+    return len(summary.tool_result_digests)

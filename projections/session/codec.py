@@ -41,6 +41,7 @@ def state_to_dict(state: SessionState) -> dict[str, Any]:
         "model_call_versions": state.model_call_versions,
         "chain": state.chain.to_dict(),
         "unreadable": [u.as_dict() for u in state.unreadable],
+        "erased": sorted(state.erased),
     }
 
 
@@ -74,6 +75,7 @@ def decode_state(data: bytes) -> SessionState:
         model_call_versions=raw["model_call_versions"],
         chain=SummaryChain.from_dict(raw["chain"]),
         unreadable=[Unreadable(**u) for u in raw["unreadable"]],
+        erased=set(raw["erased"]),
     )
 
 

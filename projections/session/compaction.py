@@ -1,13 +1,22 @@
 """Compaction as a pure plan and a pure judgement; the ledger does the I/O in between.
 
 ``Session.compact`` reads as: :func:`plan_compaction` (what to summarise, sanitised, with the
-previous summary) → the summarizer → :func:`judge` (the validation gate, and the event to
-record: ``SummaryCommitted`` or ``SummaryRejected``) → append. Pure: no I/O; the token counter
-and the clock are passed in.
+previous summary and the coverage the result must state) → the summarizer → :func:`judge` (the
+gate, and the event to record: ``SummaryCommitted`` or ``SummaryRejected``) → append.
+
+The budget discipline (DESIGN §5): compaction aims at ``target`` × usable (0.6 by default, well
+under the trigger, so it is not due again at the next turn). The summary's budget is a share of
+the room the prefix, the pins and the last ``keep_groups`` groups leave under that aim (most of
+it when tool results dominate what is summarised, half in conversation, which leaves room for
+recall) and never more than that room. What does not fit next to the summary is summarised.
+When the prefix, pins and last groups alone exceed the trigger, the plan says why. After a
+rejected attempt, the next waits for ``backoff_groups`` new groups. Pure: no I/O; the token
+counter and the clock are passed in.
 """
 
 from __future__ import annotations
 
+from bisect import bisect_left, bisect_right
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
@@ -16,18 +25,17 @@ from projections.context.accounting import REPLY_PRIMING_TOKENS
 from projections.context.budget import Budget
 from projections.context.messages import Message
 from projections.context.window import plan_groups
-from projections.session.events import SummaryCommitted, SummaryRejected
-from projections.session.render import render
+from projections.session.coverage import coverage_of, upcast_summary
 from projections.session.state import Cut
-from projections.summaries.block import render_summary_block
-from projections.summaries.chain import CommittedSummary, fact_diff
+from projections.summaries.chain import CommittedSummary
 from projections.summaries.sanitize import SanitizeReport, sanitize_messages
-from projections.summaries.summarizer import SummaryRequest, SummaryResult
-from projections.summaries.validation import validate_summary
+from projections.summaries.schema_v2 import CompactionSummaryV2, Coverage
+from projections.summaries.summarizer import SummaryRequest
 
-__all__ = ["CompactionOptions", "CompactionPlan", "judge", "plan_compaction"]
+__all__ = ["CompactionOptions", "CompactionPlan", "Skip", "plan_compaction"]
 
 Count = Callable[[str], int]
+MIN_SUMMARY_TOKENS = 96
 
 
 @dataclass(frozen=True)
@@ -36,18 +44,31 @@ class CompactionOptions:
 
     Args:
         keep_groups: the most recent groups that always stay verbatim.
-        target: plan the window as if only ``target`` × the usable budget were available, so
-            the groups beyond it are summarised now rather than a few at every later call.
+        target: aim the rendered context at ``target`` × usable (default 0.6).
         max_chunk: at most this many new messages per summary (rolling: bounded chunks).
-        summary_budget: tokens the summary's block may take.
+        summary_budget: an upper bound for the summary's tokens; the plan's own share of the
+            room is used when it is smaller (or when this is None).
+        summary_share: the summary's share of the room (None: 0.8 when tool results are most
+            of what is summarised, else 0.5).
         tool_result_tokens: tool results are cut to this many tokens before summarising.
+        backoff_groups: after a rejection, wait for this many new groups before trying again.
     """
 
     keep_groups: int = 6
     target: float | None = None
-    max_chunk: int = 200
-    summary_budget: int = 2000
+    max_chunk: int = 500
+    summary_budget: int | None = None
+    summary_share: float | None = None
     tool_result_tokens: int = 400
+    backoff_groups: int = 4
+
+
+@dataclass(frozen=True)
+class Skip:
+    """No attempt this time: ``not_needed`` or ``backoff``, and why."""
+
+    result: str
+    reason: str
 
 
 @dataclass(frozen=True)
@@ -59,116 +80,207 @@ class CompactionPlan:
     options: CompactionOptions
     version: int  # the attempt's summary version
     previous: CommittedSummary | None
-    sources: list[Message]  # sanitised: the previous coverage and the new chunk
+    parent: CompactionSummaryV2 | None  # the previous summary in v2 form
+    sources: dict[int, Message]  # sanitised, by session version: the chunk and what is cited
+    coverage: Coverage
     request: SummaryRequest
     sanitized: SanitizeReport
     tokens_before: int
+    summary_budget: int
+    why_not: str | None  # set when the prefix, pins and last groups alone pass the trigger
+
+
+def _fixed_tokens(cut: Cut, keep: int) -> int:
+    """Tokens of the prefix, the pins and the last ``keep`` groups (and the reply priming)."""
+    plan = plan_groups(
+        cut.groups,
+        cut.group_tokens,
+        cut.prefix_end,
+        cut.pinned_groups(),
+        0,
+        keep_groups=keep,
+        fixed_tokens=REPLY_PRIMING_TOKENS,
+        summarised=cut.summarised_groups(),
+    )
+    return plan.tokens
+
+
+def _keep(cut: Cut, options: CompactionOptions, limit: int) -> int:
+    """The most recent groups to keep verbatim: ``keep_groups``, fewer when they do not fit
+    under ``limit`` next to the prefix and the pins (never fewer than the current turn)."""
+    keep = max(options.keep_groups, 1)
+    while keep > 1 and _fixed_tokens(cut, keep) > limit:
+        keep -= 1
+    return keep
+
+
+def _tool_heavy(chunk: list[Message], tokens: dict[str, int]) -> bool:
+    results = sum(tokens[m.id] for m in chunk if m.role == "tool")
+    return results * 2 > sum(tokens[m.id] for m in chunk)
 
 
 def plan_compaction(
     cut: Cut, budget: Budget, options: CompactionOptions, *, count: Count, now: datetime
-) -> CompactionPlan | None:
-    """The next compaction of a session, or None when the window leaves out nothing that the
-    served summary does not already cover."""
-    rendered = render(cut, budget, keep_groups=options.keep_groups)
-    kept = set(rendered.manifest.message_ids)
-    if options.target is not None:
-        tight = budget.shrunk(options.target)
-        kept = set(render(cut, tight, keep_groups=options.keep_groups).manifest.message_ids)
-    active = cut.summary()
-    messages = cut.state.messages[: cut.count]
-    start = active.covered_end if active else 0
-    chunk = [m for m in messages[start:] if m.id not in kept][: options.max_chunk]
-    chunk = [m for m in chunk if m.role not in ("system", "developer")]
+) -> CompactionPlan | Skip:
+    """The next compaction of a session, or why there is none (see the module docstring)."""
+    state = cut.state
+    if (skip := _backoff(cut, options)) is not None:
+        return skip
+    fixed = _fixed_tokens(cut, 1)  # the prefix, the pins and the current turn
+    aim = int((options.target or 0.6) * budget.usable)
+    room = max(aim - fixed, MIN_SUMMARY_TOKENS)
+    chunk, _ = _chunk(cut, options, aim - room // 2)
     if not chunk:
+        return Skip("not_needed", "the window keeps every group the summary does not cover")
+    share = options.summary_share or (0.95 if _tool_heavy(chunk, state.tokens) else 0.5)
+    summary_budget = max(int(share * room), MIN_SUMMARY_TOKENS)
+    if options.summary_budget is not None:
+        summary_budget = max(min(summary_budget, options.summary_budget), MIN_SUMMARY_TOKENS)
+    chunk, tail = _chunk(cut, options, aim - summary_budget)
+    # What the tail does not use goes to the summary too (a tool group that does not fit
+    # would otherwise leave its room empty).
+    summary_budget = max(summary_budget, aim - tail)
+    if options.summary_budget is not None:
+        summary_budget = max(min(summary_budget, options.summary_budget), MIN_SUMMARY_TOKENS)
+    active = cut.summary()
+    parent = _parent(active, cut)
+    covered = _covered_indexes(cut, parent) | {state.index_of[m.id] for m in chunk}
+    coverage = coverage_of(state, covered)
+    sources, sanitized = _sources(cut, chunk, parent, count, options)
+    versions = [state.message_versions[state.index_of[m.id]] for m in chunk]
+    request = SummaryRequest(
+        previous=parent,
+        chunk=[sources[v] for v in versions],
+        budget_tokens=summary_budget,
+        created_at=now,
+        count_tokens=count,
+        versions=versions,
+        coverage=coverage,
+    )
+    return CompactionPlan(
+        cut=cut,
+        budget=budget,
+        options=options,
+        version=state.chain.next_version(),
+        previous=active,
+        parent=parent,
+        sources=sources,
+        coverage=coverage,
+        request=request,
+        sanitized=sanitized,
+        tokens_before=_render_tokens(cut, budget, options, active),
+        summary_budget=summary_budget,
+        why_not=_why_not(fixed, budget, options),
+    )
+
+
+def _backoff(cut: Cut, options: CompactionOptions) -> Skip | None:
+    last = cut.state.chain.last_rejection_groups
+    if last is None or cut.groups >= last + options.backoff_groups:
         return None
-    covered = set(active.summary.source_message_ids) if active else set()
-    sources, sanitized = sanitize_messages(
-        [m for m in messages if m.id in covered] + chunk,
+    return Skip(
+        "backoff",
+        f"the last attempt was rejected at {last} groups; waiting for "
+        f"{last + options.backoff_groups - cut.groups} more before trying again",
+    )
+
+
+def _chunk(cut: Cut, options: CompactionOptions, tail_limit: int) -> tuple[list[Message], int]:
+    """The messages to summarise: after the served summary's coverage, not in the tail that
+    fits ``tail_limit`` (nor the prefix or a pinned group), oldest first, at most max_chunk;
+    and the tokens of what stays verbatim (prefix, pins, tail)."""
+    limit = max(tail_limit, 0)
+    tail = plan_groups(
+        cut.groups,
+        cut.group_tokens,
+        cut.prefix_end,
+        cut.pinned_groups(),
+        limit,
+        keep_groups=_keep(cut, options, limit),
+        fixed_tokens=REPLY_PRIMING_TOKENS,
+        summarised=cut.summarised_groups(),
+    )
+    kept = {group for group, _ in tail.chosen}
+    active = cut.summary()
+    start = active.covered_end if active else 0
+    grouper = cut.state.grouper
+    chunk: list[Message] = []
+    for group in range(bisect_right(grouper.starts, start) - 1 if start else 0, cut.groups):
+        if group in kept:
+            continue
+        chunk += [
+            m
+            for m in cut.group_messages(group)
+            if cut.state.index_of[m.id] >= start and m.role not in ("system", "developer")
+        ]
+    return chunk[: options.max_chunk], tail.tokens
+
+
+def _parent(active: CommittedSummary | None, cut: Cut) -> CompactionSummaryV2 | None:
+    if active is None:
+        return None
+    if isinstance(active.summary, CompactionSummaryV2):
+        return active.summary
+    return upcast_summary(active.summary, cut.state)
+
+
+def _covered_indexes(cut: Cut, parent: CompactionSummaryV2 | None) -> set[int]:
+    if parent is None:
+        return set()
+    versions = cut.state.message_versions
+    covered: set[int] = set()
+    for first, last in parent.coverage.ranges:
+        covered.update(range(bisect_left(versions, first), bisect_right(versions, last)))
+    return covered
+
+
+def _sources(
+    cut: Cut,
+    chunk: list[Message],
+    parent: CompactionSummaryV2 | None,
+    count: Count,
+    options: CompactionOptions,
+) -> tuple[dict[int, Message], SanitizeReport]:
+    """The chunk and the messages the parent cites, sanitised, by session version."""
+    state = cut.state
+    cited = sorted(parent.cited()) if parent else []
+    by_version = {
+        v: state.messages[i]
+        for v in cited
+        if (i := bisect_left(state.message_versions, v)) < len(state.messages)
+        and state.message_versions[i] == v
+    }
+    for message in chunk:
+        by_version[state.message_versions[state.index_of[message.id]]] = message
+    versions = sorted(by_version)
+    clean, report = sanitize_messages(
+        [by_version[v] for v in versions],
         count_tokens=count,
         tool_result_tokens=options.tool_result_tokens,
     )
-    request = SummaryRequest(
-        previous=active.summary if active else None,
-        chunk=sources[len(sources) - len(chunk) :],
-        budget_tokens=options.summary_budget,
-        created_at=now,
-        count_tokens=count,
-    )
-    return CompactionPlan(
-        cut,
-        budget,
-        options,
-        cut.state.chain.next_version(),
-        active,
-        sources,
-        request,
-        sanitized,
-        rendered.manifest.tokens["total"],
-    )
+    return dict(zip(versions, clean, strict=True)), report
 
 
-def judge(
-    plan: CompactionPlan,
-    result: SummaryResult | None,
-    *,
-    problem: str | None,
-    latency_ms: float,
-    summarizer: str,
-    model: str | None,
-    count: Count,
-) -> SummaryCommitted | SummaryRejected:
-    """The event a compaction attempt records: the gate's verdict on the result (a failed
-    summarizer, ``result`` None with its ``problem``, is a rejection too)."""
-    previous = plan.previous.summary if plan.previous else None
-    budget = plan.options.summary_budget
-    if result is not None:
-        report = validate_summary(
-            result.summary, plan.sources, parent=previous, budget=budget, count_tokens=count
-        )
-    if result is None or not report.ok:
-        return SummaryRejected(
-            summary_version=plan.version,
-            failed_checks=["summarizer"] if result is None else report.failed(),
-            reason=problem or "; ".join(c.reason for c in report.checks if not c.ok),
-            latency_ms=latency_ms,
-            sanitized=plan.sanitized.as_dict(),
-        )
-    summary = result.summary
-    tokens = count(render_summary_block(summary))
-    state = plan.cut.state
-    covered_end = 1 + max(
-        (state.index_of[i] for i in summary.source_message_ids if i in state.index_of), default=-1
-    )
-    return SummaryCommitted(
-        summary_version=plan.version,
-        parent_version=plan.previous.version if plan.previous else None,
-        summary=summary,
-        covered_ids=list(summary.source_message_ids),
-        covered_hash=state.covered_hash(summary.source_message_ids),
-        tokens=tokens,
-        tokens_before=plan.tokens_before,
-        tokens_after=_tokens_with_summary(plan, tokens, covered_end),
-        validation=report.model_dump(),
-        diff=fact_diff(previous, summary),
-        summarizer=summarizer,
-        model=model,
-        usage=result.usage,
-        latency_ms=latency_ms,
-        sanitized=plan.sanitized.as_dict(),
-    )
-
-
-def _tokens_with_summary(plan: CompactionPlan, summary_tokens: int, covered_end: int) -> int:
-    """The rendered request's tokens once this summary is served."""
-    cut = plan.cut
+def _render_tokens(
+    cut: Cut, budget: Budget, options: CompactionOptions, active: CommittedSummary | None
+) -> int:
     return plan_groups(
         cut.groups,
         cut.group_tokens,
         cut.prefix_end,
         cut.pinned_groups(),
-        plan.budget.usable,
-        keep_groups=plan.options.keep_groups,
-        fixed_tokens=REPLY_PRIMING_TOKENS + summary_tokens,
-        summarised=cut.summarised_groups(covered_end),
+        budget.usable,
+        keep_groups=options.keep_groups,
+        fixed_tokens=REPLY_PRIMING_TOKENS + (active.tokens if active else 0),
+        summarised=cut.summarised_groups(),
     ).tokens
+
+
+def _why_not(fixed: int, budget: Budget, options: CompactionOptions) -> str | None:
+    if fixed <= budget.trigger:
+        return None
+    return (
+        f"the prefix, the pins and the current turn alone take {fixed} tokens, over the "
+        f"trigger of {budget.trigger} ({budget.usable} usable): no summary can bring the "
+        f"context under it; unpin messages, shorten the system prompt, or raise the budget"
+    )

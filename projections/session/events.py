@@ -9,13 +9,15 @@ Pure: no I/O.
 
 from __future__ import annotations
 
-from typing import Any, ClassVar
+from typing import Annotated, Any, ClassVar
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from eventstore import NewEvent
+from eventstore.registry import Upcaster
 from projections.context.messages import Message
 from projections.summaries.schema import CompactionSummary
+from projections.summaries.schema_v2 import CompactionSummaryV2
 
 __all__ = [
     "SESSION_EVENTS",
@@ -41,6 +43,8 @@ class SessionEvent(BaseModel):
 
     type_name: ClassVar[str]
     schema_version: ClassVar[int] = 1
+    #: ``{n: f}``: ``f`` turns stored data of schema version ``n`` into version ``n + 1``.
+    upcasters: ClassVar[dict[int, Upcaster]] = {}
 
     def new(self, *, actor: str | None = None) -> NewEvent:
         """This payload as an event to append."""
@@ -112,15 +116,28 @@ class ProtocolIssueRecorded(SessionEvent):
     detail: str
 
 
+def _unchanged(data: dict[str, Any]) -> dict[str, Any]:
+    """Version 1 data is valid version 2 data: the new fields have defaults."""
+    return data
+
+
 class SummaryCommitted(SessionEvent):
-    """A summary that passed the validation gate, with what it covers and what it cost."""
+    """A summary that passed the validation gate, with what it covers and what it cost.
+
+    Version 2 allows a ``compaction_summary.v2`` summary (coverage in the summary itself, so
+    ``covered_ids`` stays empty) and records whether the render came under the trigger.
+    """
 
     type_name: ClassVar[str] = "SummaryCommitted"
+    schema_version: ClassVar[int] = 2
+    upcasters: ClassVar[dict[int, Upcaster]] = {1: _unchanged}
 
     summary_version: int = Field(ge=1)
     parent_version: int | None = None
-    summary: CompactionSummary
-    covered_ids: list[str]
+    summary: Annotated[
+        CompactionSummary | CompactionSummaryV2, Field(discriminator="schema_version")
+    ]
+    covered_ids: list[str] = Field(default_factory=list)
     covered_hash: str
     tokens: int = Field(ge=0)
     tokens_before: int = Field(ge=0)
@@ -132,18 +149,28 @@ class SummaryCommitted(SessionEvent):
     usage: dict[str, Any] | None = None
     latency_ms: float = Field(ge=0)
     sanitized: dict[str, Any]
+    trigger: int | None = Field(default=None, ge=0)
+    reached_trigger: bool | None = None
+    why_not: str | None = None
 
 
 class SummaryRejected(SessionEvent):
-    """A summary the gate (or a failing summarizer) refused; the window keeps being served."""
+    """A summary the gate (or a failing summarizer) refused; the window keeps being served.
+
+    Version 2 records the session's group count at the attempt, so the next attempt waits
+    until enough new groups arrived (no retry on every turn).
+    """
 
     type_name: ClassVar[str] = "SummaryRejected"
+    schema_version: ClassVar[int] = 2
+    upcasters: ClassVar[dict[int, Upcaster]] = {1: _unchanged}
 
     summary_version: int = Field(ge=1)
     failed_checks: list[str]
     reason: str
     latency_ms: float = Field(ge=0)
     sanitized: dict[str, Any]
+    groups: int | None = Field(default=None, ge=0)
 
 
 class SummaryRolledBack(SessionEvent):

@@ -9,6 +9,7 @@ and summaries citing it become tainted.
 
 from __future__ import annotations
 
+from bisect import bisect_left, bisect_right
 from collections.abc import Callable, Iterable
 from typing import Any
 
@@ -30,6 +31,7 @@ from projections.session.events import (
 )
 from projections.session.state import SessionState, Unreadable
 from projections.summaries.chain import CommittedSummary
+from projections.summaries.schema_v2 import CompactionSummaryV2
 
 __all__ = ["ERASED", "SessionView", "describe_problem", "parse_event"]
 
@@ -69,14 +71,28 @@ def _model_call(state: SessionState, event: RecordedEvent, _: ModelCallRecorded)
 
 
 def _committed(state: SessionState, event: RecordedEvent, data: SummaryCommitted) -> None:
-    cited = data.summary.source_message_ids
-    covered_end = 1 + max((state.index_of[i] for i in cited if i in state.index_of), default=-1)
-    # Erased messages lose their ids in the fold, so a summary citing one is tainted.
-    tainted = any(i not in state.index_of for i in cited)
+    if isinstance(data.summary, CompactionSummaryV2):
+        covered_end, tainted = _v2_coverage(state, data.summary)
+    else:
+        cited = data.summary.source_message_ids
+        covered_end = 1 + max((state.index_of[i] for i in cited if i in state.index_of), default=-1)
+        # Erased messages lose their ids in the fold, so a summary citing one is tainted.
+        tainted = any(i not in state.index_of for i in cited)
     committed = CommittedSummary(
         data.summary_version, data.parent_version, data.summary, data.tokens, covered_end, tainted
     )
     state.chain.commit(event.version, committed)
+
+
+def _v2_coverage(state: SessionState, summary: CompactionSummaryV2) -> tuple[int, bool]:
+    """Where a v2 summary's coverage ends (one past its last message) and whether a covered
+    message was erased (then the summary may hold a copy of it, and is never served)."""
+    versions = state.message_versions
+    tainted = False
+    for first, last in summary.coverage.ranges:
+        start, end = bisect_left(versions, first), bisect_right(versions, last)
+        tainted = tainted or any(index in state.erased for index in range(start, end))
+    return bisect_right(versions, summary.coverage.last), tainted
 
 
 def _rolled_back(state: SessionState, event: RecordedEvent, data: SummaryRolledBack) -> None:
@@ -84,7 +100,7 @@ def _rolled_back(state: SessionState, event: RecordedEvent, data: SummaryRolledB
 
 
 def _rejected(state: SessionState, _: RecordedEvent, data: SummaryRejected) -> None:
-    state.chain.reject(data.summary_version, list(data.failed_checks))
+    state.chain.reject(data.summary_version, list(data.failed_checks), data.groups)
 
 
 _HANDLERS: dict[str, _Handler] = {
@@ -175,6 +191,7 @@ def _erased(state: SessionState, event: RecordedEvent) -> None:
     """An erased payload: a message keeps its place, never its content."""
     if event.type == "MessageAppended":
         message = Message(id=f"erased:{event.event_id}", role="user", content=ERASED)
+        state.erased.add(len(state.messages))
         state.add_message(message, 0, event.version, event.hash)
 
 

@@ -22,7 +22,9 @@ from projections.context.messages import Message
 from projections.context.window import GroupPlan, plan_groups
 from projections.session.state import Cut, SessionState
 from projections.summaries.block import render_summary_block
+from projections.summaries.block_v2 import render_summary_block_v2
 from projections.summaries.chain import CommittedSummary
+from projections.summaries.schema_v2 import CompactionSummaryV2
 
 __all__ = ["Manifest", "RenderedContext", "plan_render", "render", "summary_message"]
 
@@ -150,9 +152,15 @@ def _manifest(
 
 def summary_message(active: CommittedSummary) -> Message:
     """The served summary as an untrusted block in a user-role message (never system)."""
+    summary = active.summary
+    block = (
+        render_summary_block_v2(summary)
+        if isinstance(summary, CompactionSummaryV2)
+        else render_summary_block(summary)
+    )
     return Message(
         id=f"summary:v{active.version}",
         role="user",
-        content=render_summary_block(active.summary),
+        content=block,
         metadata={"source": "ctxledger", "summary_version": active.version},
     )

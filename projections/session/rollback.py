@@ -4,11 +4,16 @@ current log (a source was erased, say). Pure: no I/O (the token counter is passe
 
 from __future__ import annotations
 
+from bisect import bisect_left, bisect_right
 from collections.abc import Callable
 
 from projections.errors import MessageValidationError
+from projections.session.coverage import coverage_of
 from projections.session.state import SessionState
+from projections.summaries.gate_v2 import validate_summary_v2
 from projections.summaries.sanitize import sanitize_messages
+from projections.summaries.schema import CompactionSummary
+from projections.summaries.summarizer import AnySummary
 from projections.summaries.validation import validate_summary
 
 __all__ = ["rollback_target"]
@@ -38,8 +43,26 @@ def rollback_target(
     if target is None:
         return None, reason
     restored = chain.committed[target].summary
-    covered = set(restored.source_message_ids)
-    clean, _ = sanitize_messages([m for m in state.messages if m.id in covered], count_tokens=count)
-    if not validate_summary(restored, clean).ok:
+    if not _still_valid(state, restored, count):
         return None, f"{reason} (version {target} no longer validates)"
     return target, reason
+
+
+def _still_valid(state: SessionState, summary: AnySummary, count: Callable[[str], int]) -> bool:
+    """Whether a summary still validates against the current log."""
+    if isinstance(summary, CompactionSummary):
+        covered = set(summary.source_message_ids)
+        sources = [m for m in state.messages if m.id in covered]
+        clean, _ = sanitize_messages(sources, count_tokens=count)
+        return validate_summary(summary, clean).ok
+    versions = state.message_versions
+    indexes = [
+        index
+        for first, last in summary.coverage.ranges
+        for index in range(bisect_left(versions, first), bisect_right(versions, last))
+    ]
+    cited = {versions[i]: state.messages[i] for i in indexes if versions[i] in summary.cited()}
+    cleaned, _ = sanitize_messages(list(cited.values()), count_tokens=count)
+    by_version = dict(zip(cited, cleaned, strict=True))
+    report = validate_summary_v2(summary, by_version, coverage=coverage_of(state, indexes))
+    return report.ok

@@ -68,6 +68,7 @@ class SessionState:
     model_call_versions: list[int] = field(default_factory=list)
     chain: SummaryChain = field(default_factory=SummaryChain)
     unreadable: list[Unreadable] = field(default_factory=list)
+    erased: set[int] = field(default_factory=set)  # indexes of erased messages
 
     @property
     def encodings(self) -> set[str]:

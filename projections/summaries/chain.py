@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from projections.summaries.schema import CompactionSummary
+from projections.summaries.summarizer import AnySummary, parse_summary
 
 __all__ = ["CommittedSummary", "SummaryChain", "fact_diff"]
 
@@ -24,7 +25,7 @@ class CommittedSummary:
 
     version: int
     parent: int | None
-    summary: CompactionSummary
+    summary: AnySummary
     tokens: int
     covered_end: int
     tainted: bool = False  # a message it covers was erased: never served
@@ -46,7 +47,7 @@ class CommittedSummary:
         return cls(
             raw["version"],
             raw["parent"],
-            CompactionSummary.model_validate(raw["summary"]),
+            parse_summary(raw["summary"]),
             raw["tokens"],
             raw["covered_end"],
             raw["tainted"],
@@ -60,6 +61,8 @@ class SummaryChain:
     committed: dict[int, CommittedSummary] = field(default_factory=dict)
     heads: list[tuple[int, int | None]] = field(default_factory=list)  # (stream version, head)
     rejections: list[tuple[int, list[str]]] = field(default_factory=list)
+    #: the session's group count at the last attempt, when it was rejected (backoff)
+    last_rejection_groups: int | None = None
 
     @property
     def head(self) -> int | None:
@@ -74,14 +77,16 @@ class SummaryChain:
         """A committed summary, which becomes the head at stream version ``at_version``."""
         self.committed[summary.version] = summary
         self.heads.append((at_version, summary.version))
+        self.last_rejection_groups = None
 
     def roll_back(self, at_version: int, to_version: int | None) -> None:
         """The head moved back (or to no summary) at stream version ``at_version``."""
         self.heads.append((at_version, to_version))
 
-    def reject(self, version: int, failed_checks: list[str]) -> None:
-        """A refused attempt at ``version``."""
+    def reject(self, version: int, failed_checks: list[str], groups: int | None = None) -> None:
+        """A refused attempt at ``version``, made when the session had ``groups`` groups."""
         self.rejections.append((version, failed_checks))
+        self.last_rejection_groups = groups
 
     def head_at(self, stream_version: int | None) -> int | None:
         """The head as of a stream version (None: now)."""
@@ -104,8 +109,7 @@ class SummaryChain:
                 "version": version,
                 "status": self._status(committed, head, was_head),
                 "parent": committed.parent,
-                "covered": len(committed.summary.source_message_ids),
-                "covered_ids": list(committed.summary.source_message_ids),
+                **_coverage(committed.summary),
                 "diff": fact_diff(self._parent_summary(committed), committed.summary),
                 "tokens": committed.tokens,
             }
@@ -127,7 +131,7 @@ class SummaryChain:
             return "superseded"
         return "rolled back"
 
-    def _parent_summary(self, committed: CommittedSummary) -> CompactionSummary | None:
+    def _parent_summary(self, committed: CommittedSummary) -> AnySummary | None:
         parent = self.committed.get(committed.parent) if committed.parent is not None else None
         return parent.summary if parent is not None else None
 
@@ -137,6 +141,7 @@ class SummaryChain:
             "committed": [c.to_dict() for c in self.committed.values()],
             "heads": [list(entry) for entry in self.heads],
             "rejections": [[v, checks] for v, checks in self.rejections],
+            "last_rejection_groups": self.last_rejection_groups,
         }
 
     @classmethod
@@ -147,10 +152,23 @@ class SummaryChain:
             {c.version: c for c in committed},
             [(at, head) for at, head in raw["heads"]],
             [(v, list(checks)) for v, checks in raw["rejections"]],
+            raw.get("last_rejection_groups"),
         )
 
 
-def fact_diff(parent: CompactionSummary | None, summary: CompactionSummary) -> dict[str, list[str]]:
+def _coverage(summary: AnySummary) -> dict[str, Any]:
+    if isinstance(summary, CompactionSummary):
+        ids = list(summary.source_message_ids)
+        return {"covered": len(ids), "covered_ids": ids}
+    coverage = summary.coverage
+    return {
+        "covered": coverage.count,
+        "covered_ranges": [list(pair) for pair in coverage.ranges],
+        "covered_digest": coverage.digest,
+    }
+
+
+def fact_diff(parent: AnySummary | None, summary: AnySummary) -> dict[str, list[str]]:
     """Fact keys added, removed and changed against the parent summary."""
     before = {f.key: f.value for f in parent.facts} if parent else {}
     after = {f.key: f.value for f in summary.facts}

@@ -1,4 +1,6 @@
-"""The deterministic offline summarizer: no model, the same request gives the same bytes.
+"""The deterministic offline summarizer of ``compaction_summary.v1`` (kept for reading and
+re-validating old logs; new summaries are v2, see ``offline_v2``): no model, the same request
+gives the same bytes.
 
 It carries the previous summary forward and keeps, verbatim, the clauses of the new chunk that
 must survive compaction: those with dates, times, numbers or amounts, negated constraints
@@ -23,9 +25,9 @@ from projections.summaries.schema import (
     OpenQuestion,
     ToolDigest,
 )
-from projections.summaries.summarizer import SummaryRequest, SummaryResult
+from projections.summaries.summarizer import SummaryRequest
 
-__all__ = ["OfflineSummarizer", "offline_summarizer"]
+__all__ = ["offline_summarizer"]
 
 _DECISION = re.compile(
     r"(?i)\b(?:exclud(?:e|ed|ing)|decid(?:e|ed)|chose|choose|will take|go with|rule[sd]? out|"
@@ -109,7 +111,7 @@ async def offline_summarizer(request: SummaryRequest) -> CompactionSummary:
     first (see ``_fit``); constraints, dates, times and amounts go last. The validation gate
     still has the last word.
     """
-    previous = request.previous
+    previous = request.previous if isinstance(request.previous, CompactionSummary) else None
     facts, decisions = _facts_and_decisions(request.chunk)
     covered = list(previous.source_message_ids) if previous else []
     covered += [m.id for m in request.chunk if m.id not in covered]
@@ -172,14 +174,3 @@ def _fit(
         else:
             break
     return summary
-
-
-class OfflineSummarizer:
-    """The deterministic offline summarizer as a :class:`Summarizer` (no model, no usage)."""
-
-    name = "offline_summarizer"
-    model = None
-
-    async def summarize(self, request: SummaryRequest) -> SummaryResult:
-        """See :func:`offline_summarizer`."""
-        return SummaryResult(await offline_summarizer(request))

@@ -15,27 +15,51 @@ from typing import Any, Protocol, runtime_checkable
 
 from projections.context.messages import Message
 from projections.summaries.schema import CompactionSummary
+from projections.summaries.schema_v2 import SCHEMA_V2, CompactionSummaryV2, Coverage
 
 __all__ = [
+    "AnySummary",
     "FunctionSummarizer",
     "Summarizer",
     "SummarizerFunction",
     "SummaryRequest",
     "SummaryResult",
     "as_summarizer",
+    "parse_summary",
 ]
+
+
+#: A summary of either schema: v1 (old logs) or v2 (written now).
+AnySummary = CompactionSummary | CompactionSummaryV2
+
+
+def parse_summary(data: Any) -> AnySummary:
+    """A stored summary of either schema, chosen by its ``schema_version``."""
+    if isinstance(data, CompactionSummary | CompactionSummaryV2):
+        return data
+    if isinstance(data, dict) and data.get("schema_version") == SCHEMA_V2:
+        return CompactionSummaryV2.model_validate(data)
+    return CompactionSummary.model_validate(data)
 
 
 @dataclass(frozen=True)
 class SummaryRequest:
     """What a summarizer gets: the previous summary (rolling), a bounded chunk of sanitised
-    messages leaving the window, a token budget, and the time to stamp the summary with."""
+    messages leaving the window, a token budget, and the time to stamp the summary with.
 
-    previous: CompactionSummary | None
+    For ``compaction_summary.v2`` (``schema``), also the session version of each chunk message
+    (items cite versions) and the coverage the summary must state (the previous coverage and
+    the chunk, with the digest of their events' hashes).
+    """
+
+    previous: AnySummary | None
     chunk: Sequence[Message]
     budget_tokens: int
     created_at: datetime
     count_tokens: Callable[[str], int]
+    versions: Sequence[int] = ()
+    coverage: Coverage | None = None
+    schema: str = SCHEMA_V2
 
 
 @dataclass(frozen=True)
@@ -43,7 +67,7 @@ class SummaryResult:
     """A summarizer's answer: the summary and what producing it cost (the model's usage,
     e.g. ``{"prompt_tokens": …, "completion_tokens": …, "total_tokens": …}``)."""
 
-    summary: CompactionSummary
+    summary: AnySummary
     usage: dict[str, Any] | None = None
 
 
@@ -67,7 +91,7 @@ class Summarizer(Protocol):
 
 
 #: A summarizer as a plain async function from a request to a summary.
-SummarizerFunction = Callable[[SummaryRequest], Awaitable[CompactionSummary]]
+SummarizerFunction = Callable[[SummaryRequest], Awaitable[AnySummary]]
 
 
 class FunctionSummarizer:

@@ -24,6 +24,7 @@ from pydantic import BaseModel, ConfigDict, ValidationError
 
 from projections.context.messages import Message, text_of
 from projections.summaries.block import render_summary_block
+from projections.summaries.injection import looks_like_instruction
 from projections.summaries.normalize import clauses, has_negation, quantities, terms
 from projections.summaries.schema import CompactionSummary
 
@@ -38,15 +39,6 @@ CHECKS = (
     "confirmed_facts",
     "budget",
     "no_instructions",
-)
-
-_INSTRUCTIONS = re.compile(
-    r"(?i)ignore (?:all |any |the )?(?:previous|prior|above) (?:instructions|messages)"
-    r"|disregard (?:the )?(?:system|previous)|you (?:must|should|will) now\b"
-    r"|(?:new|updated) (?:system )?instructions?\s*:|system prompt"
-    r"|\b(?:grant|enable|give) (?:yourself |the assistant )?(?:\w+ )?(?:tool|permission|"
-    r"access|admin)s?\b|call the tool\b|book (?:it )?automatically now"
-    r"|忽略(?:之前|以上|先前)的?(?:指令|指示)|你现在必须|授予.{0,10}权限|无需确认直接"
 )
 
 
@@ -165,7 +157,7 @@ def _quantity_problems(summary: CompactionSummary, by_id: dict[str, Message]) ->
     problems = []
     for fact in summary.facts:
         source = quantities(_source_text(fact.source_ids, by_id))
-        missing = {t for t in quantities(fact.value) - source if not _year_implied(t, source)}
+        missing = {t for t in quantities(fact.value) - source if not year_implied(t, source)}
         if missing:
             problems.append(
                 f"fact {fact.key!r} states {', '.join(sorted(missing))} that its sources do not"
@@ -173,7 +165,7 @@ def _quantity_problems(summary: CompactionSummary, by_id: dict[str, Message]) ->
     return problems
 
 
-def _year_implied(token: str, source: set[str]) -> bool:
+def year_implied(token: str, source: set[str]) -> bool:
     """``date:YYYY-MM-DD`` is supported by ``date:MM-DD`` when the sources name that year
     elsewhere ("2026 年 9 月 19 日 … 9 月 20 日")."""
     match = re.fullmatch(r"date:(\d{4})-(\d{2}-\d{2})", token)
@@ -269,6 +261,6 @@ def _instruction_problems(summary: CompactionSummary) -> list[str]:
     return [
         f"instruction-like text: {match.group(0)!r}"
         for text in texts
-        for match in [_INSTRUCTIONS.search(text)]
+        for match in [looks_like_instruction(text)]
         if match
     ]

@@ -1,15 +1,18 @@
-"""Compaction quality on real conversations (figures for docs/quality.md).
+"""Compaction quality on real conversations: one context for the whole run (figures for
+docs/quality.md).
 
-    python -m tests.benchmarks.quality            # tau-bench airline and LoCoMo, 50% and 25%
+    python -m tests.benchmarks.quality                 # every tau-bench run, at 4x and 8x
+    python -m tests.benchmarks.quality --limit 20 --json out.json
 
-For each conversation, at a budget of 50% and 25% of its own token count: ingest it, compact
-with the offline summarizer (the window first, then one rolling summary of what the window
-drops), render, and measure against the dataset's gold data: the share of gold values
-(tau-bench: the scalar arguments of the gold actions; LoCoMo: the answers of QA categories 1-4;
-BFCL memory: the recall questions' acceptable answers)
-found in the rendered context, with the window alone for comparison; the compression ratio;
-the share of summaries the gate accepted; and tool-protocol errors in the rendered context
-(split groups; must be 0). Reads ``../shared/corpora`` (or ``$CTXLEDGER_CORPORA``).
+Each tau-bench airline trajectory is ingested whole, then compacted once to a budget that
+gives k-fold compression of its history (the system prompt, kept verbatim, is left out of the
+ratio: ``usable = prefix + rest / k``), and rendered. Gold values are the scalar arguments of
+the run's gold actions; runs without gold actions are left out (they would count as retained).
+Measured per run, in the same process: the ceiling (the share of gold that occurs in the
+conversation at all), the window alone (no summary), today's v1 summary (the offline v1
+summarizer behind the v1 gate, on the same chunk and budget), and v2 (``Session.compact``);
+where each retained value came from (prefix, pinned, window, summary); the compression; the
+gate's pass rate; and tool groups split in the rendered context (must be 0).
 """
 
 from __future__ import annotations
@@ -18,194 +21,177 @@ import argparse
 import asyncio
 import json
 import statistics
+from collections import Counter
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 from eventstore import EventStore
 from projections.context.budget import Budget
-from projections.context.formats import to_messages
+from projections.context.formats import from_messages
 from projections.context.grouping import group_messages
-from projections.context.messages import Message
-from projections.ledger import Ledger
-from tests.conftest import corpora_dir
+from projections.context.messages import Message, text_of
+from projections.ledger import Ledger, Session
+from projections.session.compaction import CompactionOptions, Skip, plan_compaction
+from projections.session.render import RenderedContext, render
+from projections.session.state import SessionState
+from projections.summaries.block import render_summary_block
+from projections.summaries.offline import offline_summarizer
+from projections.summaries.sanitize import sanitize_messages
+from projections.summaries.summarizer import SummaryRequest
+from projections.summaries.validation import validate_summary
+from tests.benchmarks.corpora import tau_bench
+
+RATIOS = (4, 8)
+KEEP_GROUPS = 2
 
 
-def tau_bench(limit: int | None) -> list[tuple[str, list[Message], list[str]]]:
-    runs = json.loads((corpora_dir() / "tau-bench-airline" / "gpt-4o-airline.json").read_text())
-    cases = []
-    for run in runs[:limit]:
-        messages = to_messages("openai", run["traj"])
-        messages = [m.model_copy(update={"id": f"m{i}"}) for i, m in enumerate(messages)]
-        gold: list[str] = []
-        for action in run["info"]["task"]["actions"]:
-            gold += _scalars(action.get("kwargs", {}))
-        cases.append((f"tau-{run['task_id']}-{run['trial']}", messages, gold))
-    return cases
+def found_in(value: str, text: str) -> bool:
+    return value.lower() in text
 
 
-def _scalars(value: Any) -> list[str]:
-    if isinstance(value, dict):
-        return [s for item in value.values() for s in _scalars(item)]
-    if isinstance(value, list):
-        return [s for item in value for s in _scalars(item)]
-    if isinstance(value, bool) or value is None:
-        return []
-    text = str(value)
-    return [text] if len(text) >= 2 else []
+def wire_text(rendered: RenderedContext) -> str:
+    return json.dumps(rendered.wire, ensure_ascii=False).lower()
 
 
-def locomo(limit: int | None) -> list[tuple[str, list[Message], list[str]]]:
-    data = json.loads((corpora_dir() / "locomo" / "locomo10.json").read_text())
-    cases = []
-    for sample in data[:limit]:
-        conversation = sample["conversation"]
-        speaker_a = conversation["speaker_a"]
-        messages = []
-        index = 1
-        while f"session_{index}" in conversation or f"session_{index}_date_time" in conversation:
-            turns = conversation.get(f"session_{index}") or []
-            when = conversation.get(f"session_{index}_date_time", "")
-            for turn in turns:
-                role = "user" if turn["speaker"] == speaker_a else "assistant"
-                messages.append(
-                    Message(
-                        id=turn["dia_id"],
-                        role=role,
-                        content=f"[{when}] {turn['speaker']}: {turn['text']}",
-                    )
-                )
-            index += 1
-        gold = [
-            str(qa["answer"])
-            for qa in sample["qa"]
-            if qa.get("category") in (1, 2, 3, 4) and "answer" in qa
-        ]
-        cases.append((sample["sample_id"], messages, gold))
-    return cases
+def budget_for(state: SessionState, ratio: int) -> Budget:
+    prefix = sum(state.group_tokens[: state.prefix_end])
+    rest = sum(state.tokens.values()) - prefix
+    return Budget(
+        context_limit=prefix + max(rest // ratio, 64) + 3,
+        max_output_tokens=0,
+        tool_reserve=0,
+        safety_margin=0,
+        trigger_ratio=1.0,
+    )
 
 
-def bfcl(limit: int | None) -> list[tuple[str, list[Message], list[list[str]]]]:
-    """One conversation per scenario (all its prerequisite user turns, in order); gold: the
-    acceptable answers of each recall question (any one counts)."""
-    folder = corpora_dir() / "bfcl-memory"
-
-    def lines(path: Path) -> list[dict[str, Any]]:
-        return [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
-
-    answers = {
-        row["id"]: row["ground_truth"]
-        for row in lines(folder / "possible_answer" / "BFCL_v4_memory.json")
-    }
-    questions = lines(folder / "BFCL_v4_memory.json")
-    cases = []
-    for path in sorted((folder / "memory_prereq_conversation").glob("memory_*.json"))[:limit]:
-        scenario = path.stem.removeprefix("memory_")
-        messages = []
-        for conversation in lines(path):
-            for turn_index, turn in enumerate(conversation["question"]):
-                for message in turn:
-                    messages.append(
-                        Message(
-                            id=f"{conversation['id']}:{turn_index}",
-                            role="user",
-                            content=message["content"],
-                        )
-                    )
-        gold = [
-            [str(a) for a in answers[q["id"]]]
-            for q in questions
-            if q["scenario"] == scenario and q["id"] in answers
-        ]
-        cases.append((f"bfcl-{scenario}", messages, gold))
-    return cases
+def origins(rendered: RenderedContext, gold: list[str]) -> Counter[str]:
+    """The section each retained gold value was found in first."""
+    texts: dict[str, str] = {}
+    for message, section in zip(rendered.messages, rendered.manifest.sections, strict=True):
+        calls = " ".join(f"{c.name} {c.arguments}" for c in message.tool_calls)
+        texts[section] = texts.get(section, "") + f" {text_of(message)} {calls}".lower()
+    found: Counter[str] = Counter()
+    for value in gold:
+        for section in ("prefix", "pinned", "window", "summary"):
+            if found_in(value, texts.get(section, "")):
+                found[section] += 1
+                break
+    return found
 
 
 async def measure(
-    name: str, messages: list[Message], gold: list[str] | list[list[str]], share: float
+    name: str, messages: list[Message], gold: list[str], ratio: int
 ) -> dict[str, Any]:
     async with EventStore.open("memory://") as store:
         ledger = Ledger(store, snapshot_every=0)
         session = ledger.session("quality", name)
-        for start in range(0, len(messages), 500):
-            await session.append(messages[start : start + 500])
-        total = sum((await session.state()).tokens.values())
-        budget = Budget(
-            context_limit=max(int(total * share), 400),
-            max_output_tokens=0,
-            tool_reserve=0,
-            safety_margin=0,
-        )
-        window = await session.render(budget)
-        outcome = await session.compact(
-            budget, summary_budget=max(budget.usable // 3, 200), max_chunk=len(messages)
-        )
-        after = await session.render(budget)
+        await session.append(messages)
         state = await session.state()
+        budget = budget_for(state, ratio)
+        full = json.dumps(from_messages("openai", messages), ensure_ascii=False).lower()
+        ceiling = [v for v in gold if found_in(v, full)]
+        window = await session.render(budget, keep_groups=KEEP_GROUPS)
+        v1_found = await _v1(session, budget, gold)
+        outcome = await session.compact(budget, keep_groups=KEEP_GROUPS, target=1.0, max_steps=8)
+        after = await session.render(budget, keep_groups=KEEP_GROUPS)
+        state = await session.state()
+    text = wire_text(after)
     groups, _ = group_messages(state.messages)
     ids = {m.id for m in after.messages}
     split = sum(1 for g in groups if 0 < sum(m.id in ids for m in g.messages) < len(g.messages))
+    prefix = sum(
+        t
+        for t, s in zip(after.manifest.message_tokens, after.manifest.sections, strict=True)
+        if s == "prefix"
+    )
+    rest = sum(state.tokens.values()) - prefix
     return {
-        "retention_window": _retained(gold, window.wire),
-        "retention": _retained(gold, after.wire),
-        "compression": total / max(after.manifest.tokens["total"], 1),
-        "summary": outcome.result,
+        "gold": len(gold),
+        "ceiling": len(ceiling),
+        "window": sum(found_in(v, wire_text(window)) for v in gold),
+        "v1": v1_found,
+        "v2": sum(found_in(v, text) for v in gold),
+        "origins": origins(after, gold),
+        "compression": rest / max(after.manifest.tokens["total"] - prefix, 1),
+        "attempts": [e.type for e in outcome.events],
         "protocol_errors": split,
+        "over_budget": after.manifest.tokens["total"] > budget.usable,
     }
 
 
-def _retained(gold: list[str] | list[list[str]], wire: Any) -> float:
-    """The share of gold items found; an item may be a list of acceptable alternatives."""
-    if not gold:
-        return 1.0
-    text = json.dumps(wire, ensure_ascii=False).lower()
-    found = 0
-    for item in gold:
-        alternatives = item if isinstance(item, list) else [item]
-        found += any(value.lower() in text for value in alternatives)
-    return found / len(gold)
+async def _v1(session: Session, budget: Budget, gold: list[str]) -> int:
+    state = await session.latest()
+    count = session.ledger.counter.count_text
+    cut = state.cut()
+    options = CompactionOptions(keep_groups=KEEP_GROUPS, target=1.0, max_chunk=10_000)
+    plan = plan_compaction(cut, budget, options, count=count, now=datetime.now(UTC))
+    window = render(cut, budget, keep_groups=KEEP_GROUPS)
+    if isinstance(plan, Skip):
+        return sum(found_in(v, wire_text(window)) for v in gold)
+    chunk = [state.messages[state.index_of[m.id]] for m in plan.request.chunk]
+    sources, _ = sanitize_messages(chunk, count_tokens=count)
+    request = SummaryRequest(None, sources, plan.summary_budget, datetime.now(UTC), count)
+    summary = await offline_summarizer(request)
+    report = validate_summary(summary, sources, budget=plan.summary_budget, count_tokens=count)
+    kept = render(
+        cut,
+        budget.shrunk(max(0.01, 1 - plan.summary_budget / budget.usable)),
+        keep_groups=KEEP_GROUPS,
+    )
+    text = wire_text(kept)
+    if report.ok:
+        text += render_summary_block(summary).lower()
+    return sum(found_in(v, text) for v in gold)
 
 
 async def run(limit: int | None) -> dict[str, Any]:
+    cases = [case for case in tau_bench(limit) if case[2]]  # runs with gold actions only
     results: dict[str, Any] = {}
-    corpora: list[tuple[str, Any]] = [
-        ("tau-bench airline", tau_bench(limit)),
-        ("LoCoMo", locomo(limit)),
-        ("BFCL memory", bfcl(limit)),
-    ]
-    for corpus, cases in corpora:
-        for share in (0.5, 0.25):
-            rows = [await measure(name, msgs, gold, share) for name, msgs, gold in cases]
-            attempted = [r for r in rows if r["summary"] != "not_needed"]
-            results[f"{corpus} @ {int(share * 100)}%"] = {
-                "conversations": len(rows),
-                "retention_window": statistics.mean(r["retention_window"] for r in rows),
-                "retention": statistics.mean(r["retention"] for r in rows),
-                "compression": statistics.median(r["compression"] for r in rows),
-                "gate_pass_rate": (
-                    sum(r["summary"] == "committed" for r in attempted) / max(len(attempted), 1)
-                ),
-                "protocol_errors": sum(r["protocol_errors"] for r in rows),
-            }
+    for ratio in RATIOS:
+        rows = [await measure(name, msgs, gold, ratio) for name, msgs, gold in cases]
+        gold = sum(r["gold"] for r in rows)
+        ceiling = sum(r["ceiling"] for r in rows)
+        attempts = [a for r in rows for a in r["attempts"]]
+        origin = sum((r["origins"] for r in rows), Counter())
+        results[f"tau-bench airline @ {ratio}x"] = {
+            "runs": len(rows),
+            "gold": gold,
+            "ceiling": ceiling / gold,
+            "window": sum(r["window"] for r in rows) / gold,
+            "v1": sum(r["v1"] for r in rows) / gold,
+            "v2": sum(r["v2"] for r in rows) / gold,
+            "v2_of_ceiling": sum(r["v2"] for r in rows) / max(ceiling, 1),
+            "origins": {k: origin[k] / gold for k in ("prefix", "pinned", "window", "summary")},
+            "compression": statistics.median(r["compression"] for r in rows),
+            "gate_pass": attempts.count("SummaryCommitted") / max(len(attempts), 1),
+            "protocol_errors": sum(r["protocol_errors"] for r in rows),
+            "over_budget": sum(r["over_budget"] for r in rows),
+        }
     return results
 
 
 def report(results: dict[str, Any]) -> str:
     lines = [
-        f"{'corpus @ budget':24} {'convs':>5} {'window only':>11} {'with summary':>12} "
-        f"{'compression':>11} {'gate pass':>9} {'protocol errors':>15}"
+        f"{'corpus @ compression':24} {'runs':>4} {'ceiling':>7} {'window':>6} {'v1':>6} "
+        f"{'v2':>6} {'v2/ceil':>7} {'from window/summary':>19} {'ratio':>5} {'gate':>5} "
+        f"{'split':>5}"
     ]
     for name, r in results.items():
+        origin = r["origins"]
         lines.append(
-            f"{name:24} {r['conversations']:>5} {r['retention_window']:>10.1%} "
-            f"{r['retention']:>12.1%} {r['compression']:>10.1f}x "
-            f"{r['gate_pass_rate']:>9.0%} {r['protocol_errors']:>15}"
+            f"{name:24} {r['runs']:>4} {r['ceiling']:>7.1%} {r['window']:>6.1%} {r['v1']:>6.1%} "
+            f"{r['v2']:>6.1%} {r['v2_of_ceiling']:>7.1%} "
+            f"{origin['window']:>9.1%}/{origin['summary']:<9.1%} {r['compression']:>4.1f}x "
+            f"{r['gate_pass']:>5.0%} {r['protocol_errors']:>5}"
         )
     return "\n".join(lines)
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=(__doc__ or "").split("\n")[0])
-    parser.add_argument("--limit", type=int, help="conversations per corpus (default: all)")
+    parser.add_argument("--limit", type=int, help="runs of tau-bench (default: all)")
     parser.add_argument("--json", type=Path)
     args = parser.parse_args()
     results = asyncio.run(run(args.limit))

@@ -9,9 +9,9 @@ from pathlib import Path
 from tests.conftest import ROOT
 
 
-def test_quality_script_on_two_conversations_per_corpus(corpora: Path) -> None:
+def test_quality_script_on_a_few_runs(corpora: Path) -> None:
     result = subprocess.run(
-        [sys.executable, "-m", "tests.benchmarks.quality", "--limit", "2"],
+        [sys.executable, "-m", "tests.benchmarks.quality", "--limit", "4"],
         cwd=ROOT,
         capture_output=True,
         text=True,
@@ -20,6 +20,7 @@ def test_quality_script_on_two_conversations_per_corpus(corpora: Path) -> None:
     )
     assert result.returncode == 0, result.stderr
     lines = result.stdout.splitlines()
-    assert len(lines) == 7
+    assert [line.split(" @ ")[0] for line in lines[1:]] == ["tau-bench airline"] * 2
     for line in lines[1:]:
         assert line.split()[-1] == "0"  # protocol errors
+        assert line.split()[-2] == "100%"  # the gate refused no summary of the offline one

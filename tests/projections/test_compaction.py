@@ -12,9 +12,9 @@ from eventstore import EventStore
 from projections.context.budget import Budget
 from projections.ledger import Ledger
 from projections.session.codec import state_digest
-from projections.summaries.block import BLOCK_OPEN, parse_summary_block
-from projections.summaries.offline import offline_summarizer
-from projections.summaries.schema import CompactionSummary
+from projections.summaries.block_v2 import BLOCK_V2_CLOSE
+from projections.summaries.offline_v2 import summarize_v2
+from projections.summaries.schema_v2 import CompactionSummaryV2
 from projections.summaries.summarizer import SummaryRequest
 from tests.projections.summaries.test_validation import TRIP
 
@@ -49,10 +49,17 @@ async def test_compaction_commits_and_renders_the_summary(session: Any) -> None:
     assert (outcome.result, outcome.summary_version) == ("committed", 1)
     data = outcome.event.data
     assert data["validation"]["ok"] is True
-    assert "m2" in data["covered_ids"]
+    assert data["summary"]["schema_version"] == "compaction_summary.v2"
     state = await session.state()
-    assert data["covered_hash"] == state.covered_hash(data["covered_ids"])
-    assert len(data["covered_hash"]) == 64
+    coverage = data["summary"]["coverage"]
+    covered = [
+        m.id
+        for m, v in zip(state.messages, state.message_versions, strict=True)
+        if any(a <= v <= b for a, b in coverage["ranges"])
+    ]
+    assert "m2" in covered
+    assert coverage["count"] == len(covered)
+    assert data["covered_hash"] == coverage["digest"] == state.covered_hash(covered)
     assert data["diff"]["added"]
     after = await session.render(BUDGET, keep_groups=2)
     manifest = after.manifest
@@ -61,10 +68,12 @@ async def test_compaction_commits_and_renders_the_summary(session: Any) -> None:
     assert manifest.sections[1] == "summary"
     block = after.messages[1]
     assert block.role == "user"  # never system
-    assert str(block.content).startswith(BLOCK_OPEN)
-    summary = parse_summary_block(str(block.content))
+    assert str(block.content).startswith("<compaction_summary trust='untrusted' schema='v2'")
+    assert str(block.content).endswith(BLOCK_V2_CLOSE)
+    summary = CompactionSummaryV2.model_validate(data["summary"])
     assert any("200 元" in fact.value for fact in summary.facts)
-    assert not set(summary.source_message_ids) & {
+    assert "200 元" in str(block.content)
+    assert not set(covered) & {
         m for m, s in zip(manifest.message_ids, manifest.sections, strict=True) if s == "window"
     }
     assert manifest.tokens["summary"] == data["tokens"]
@@ -98,7 +107,8 @@ async def test_rolling_then_rollback_and_time_travel(session: Any) -> None:
     ]
     chain = state.summary_chain()
     assert chain[1]["parent"] == 1
-    assert set(chain[0]["covered_ids"]) < set(chain[1]["covered_ids"])
+    assert chain[0]["covered"] < chain[1]["covered"]
+    assert chain[0]["covered_ranges"][0][0] == chain[1]["covered_ranges"][0][0]
     assert chain[1]["diff"] == second.event.data["diff"]
     await session.rollback(to_version=None, reason="back to the window")
     state = await session.state()
@@ -107,20 +117,23 @@ async def test_rolling_then_rollback_and_time_travel(session: Any) -> None:
 
 
 async def test_a_bad_summary_is_rejected_and_the_window_served(session: Any) -> None:
-    async def lying(request: SummaryRequest) -> CompactionSummary:
-        good = await offline_summarizer(request)
-        data = good.model_dump(mode="json")
+    async def lying(request: SummaryRequest) -> CompactionSummaryV2:
+        data = summarize_v2(request).model_dump(mode="json")
         for fact in data["facts"]:
             fact["value"] = fact["value"].replace("200", "300")
-        return CompactionSummary.model_validate(data)
+        return CompactionSummaryV2.model_validate(data)
 
-    async def broken(request: SummaryRequest) -> CompactionSummary:
+    async def broken(request: SummaryRequest) -> CompactionSummaryV2:
         raise TimeoutError("the model did not answer")
 
     outcome = await session.compact(BUDGET, keep_groups=2, summarizer=lying)
     assert outcome.result == "rejected"
     assert "quantities" in outcome.failed_checks
     outcome_checks = [outcome.failed_checks]
+    backing_off = await session.compact(BUDGET, keep_groups=2)
+    assert backing_off.result == "backoff"  # not retried at every turn
+    assert "more before trying again" in (backing_off.reason or "")
+    await session.append(filler(200, 8))  # enough new groups
     outcome = await session.compact(BUDGET, keep_groups=2, summarizer=broken)
     assert (outcome.result, outcome.failed_checks) == ("rejected", ["summarizer"])
     assert "did not answer" in outcome.event.data["reason"]

@@ -22,6 +22,11 @@ def test_demo_plays_the_whole_trip(tmp_path: Path) -> None:
     assert "quantities" in rejected["failed_checks"]
     committed = [s for s in steps if s["step"].endswith("committed")]
     assert len(committed) >= 2
+    figures = by_name["compaction, turn by turn"]
+    assert figures["commit_rate"] >= 0.9
+    assert figures["turns_over_trigger"] == 0
+    assert figures["max_context"] <= figures["trigger"]
+    assert figures["rolling_summaries_checked"] >= 1
     rollback = by_name["rollback"]
     assert rollback["to_version"] == rollback["from_version"] - 1
     evidence = by_name["why did you exclude G123?"]["evidence"]

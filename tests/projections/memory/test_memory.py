@@ -4,6 +4,7 @@ retract, forget erases, recall is exact, and the seed's boundary holds."""
 from __future__ import annotations
 
 import asyncio
+from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
@@ -14,8 +15,8 @@ from projections.context.budget import Budget
 from projections.errors import MemoryNotFoundError, MemoryRequestError
 from projections.ledger import Ledger
 from projections.memory import LongTermMemory, MemoryPolicy, Promoter, memory_stream
-from projections.summaries.offline import offline_summarizer
-from projections.summaries.schema import CompactionSummary, Fact
+from projections.summaries.offline_v2 import summarize_v2
+from projections.summaries.schema_v2 import CompactionSummaryV2, FactV2
 from projections.summaries.summarizer import SummaryRequest
 from tests.projections.memory.trip import BUDGET_KEY, BUDGET_VALUE, TRIP, trip_session
 
@@ -84,40 +85,30 @@ async def test_summary_facts_become_candidates_by_policy(store: EventStore) -> N
     """Facts of committed summaries are proposed when the policy keeps their key long-term;
     session-specific facts of the same summary are not."""
 
-    async def with_facts(request: SummaryRequest) -> CompactionSummary:
-        summary = await offline_summarizer(request)
-        ids = {m.id for m in request.chunk}
+    async def with_facts(request: SummaryRequest) -> CompactionSummaryV2:
+        # Leave room for the two facts added below.
+        summary = summarize_v2(replace(request, budget_tokens=request.budget_tokens - 40))
+        versions = dict(zip((m.id for m in request.chunk), request.versions, strict=True))
+        m2 = versions["m2"]
         extra = [
-            Fact(
-                key=BUDGET_KEY,
-                value="within 200 CNY one way",
-                status="confirmed",
-                confidence=0.9,
-                source_ids=["m2"],
-            ),
-            Fact(
-                key="trip.depart_date",
-                value="2026-09-19",
-                status="confirmed",
-                confidence=0.9,
-                source_ids=["m2"],
-            ),
+            FactV2(key=BUDGET_KEY, value="within 200 CNY one way", status="confirmed", src=[m2]),
+            FactV2(key="trip.depart_date", value="2026-09-19", status="confirmed", src=[m2]),
         ]
-        assert "m2" in ids
-        return summary.model_copy(update={"facts": [*summary.facts, *extra]})
+        kept = [f for f in summary.facts if f.key not in (BUDGET_KEY, "trip.depart_date")]
+        return summary.model_copy(update={"facts": [*kept, *extra]})
 
     ledger = Ledger(store)
     session = ledger.session("acme", "trip", user_id="ana")
     await session.append(TRIP)
-    budget = Budget(context_limit=120, max_output_tokens=0, tool_reserve=0, safety_margin=0)
-    outcome = await session.compact(budget, keep_groups=1, summarizer=with_facts)
+    budget = Budget(context_limit=400, max_output_tokens=0, tool_reserve=0, safety_margin=0)
+    outcome = await session.compact(budget, keep_groups=1, summarizer=with_facts, target=0.4)
     assert outcome.result == "committed", outcome
     assert len(outcome.proposed) == 1
     found = await ledger.memory.candidates("acme", "ana")
     assert [(c.key, c.origin, c.source_ids) for c in found] == [(BUDGET_KEY, "summary", ["m2"])]
     # A rolling summary carrying the same fact forward proposes nothing new.
     await session.append([{"id": "m7", "role": "user", "content": "And the way back?"}])
-    again = await session.compact(budget, keep_groups=1, summarizer=with_facts)
+    again = await session.compact(budget, keep_groups=1, summarizer=with_facts, target=0.4)
     assert again.proposed == []
 
 

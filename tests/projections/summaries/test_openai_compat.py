@@ -3,7 +3,6 @@ loopback that speaks the chat completions API. Every failure ends as a rejected 
 
 from __future__ import annotations
 
-import asyncio
 import json
 import threading
 import time
@@ -18,8 +17,9 @@ from eventstore import EventStore
 from projections.context.budget import Budget
 from projections.context.formats import to_messages
 from projections.ledger import Ledger
-from projections.summaries.offline import offline_summarizer
+from projections.summaries.offline_v2 import summarize_v2
 from projections.summaries.openai_compat import OpenAICompatibleSummarizer
+from projections.summaries.schema_v2 import Coverage
 from projections.summaries.summarizer import SummaryRequest
 from tests.projections.summaries.test_validation import TRIP
 from tests.projections.test_compaction import filler
@@ -77,23 +77,25 @@ class ChatServer(BaseHTTPRequestHandler):
 def summarise_request(body: dict[str, Any]) -> str:
     """Play the model: summarise the messages the client sent with the offline summarizer."""
     payload = json.loads(body["messages"][1]["content"])
-    wire = [{k: v for k, v in m.items() if k != "id"} for m in payload["messages"]]
-    messages = [
-        m.model_copy(update={"id": item["id"]})
-        for m, item in zip(to_messages("openai", wire), payload["messages"], strict=True)
-    ]
-    summary = asyncio.run(
-        offline_summarizer(
-            SummaryRequest(
-                previous=None,
-                chunk=messages,
-                budget_tokens=payload["summary_token_budget"],
-                created_at=datetime(2026, 9, 18, tzinfo=UTC),
-                count_tokens=lambda text: len(text.split()),
-            )
+    wire = [{k: v for k, v in m.items() if k != "v"} for m in payload["messages"]]
+    versions = [item["v"] for item in payload["messages"]]
+    messages = to_messages("openai", wire)
+    # The model never sees the coverage (the client supplies it); the offline summarizer
+    # needs one to run, any will do.
+    coverage = Coverage(ranges=[(versions[0], versions[-1])], count=len(versions), digest="0" * 64)
+    summary = summarize_v2(
+        SummaryRequest(
+            previous=None,
+            chunk=messages,
+            budget_tokens=payload["summary_token_budget"] // 3,  # words, not tokens
+            created_at=datetime(2026, 9, 18, tzinfo=UTC),
+            count_tokens=lambda text: len(text.split()),
+            versions=versions,
+            coverage=coverage,
         )
     )
-    return json.dumps(summary.model_dump(mode="json", exclude={"created_at"}), ensure_ascii=False)
+    answer = summary.model_dump(mode="json", exclude={"created_at", "coverage"})
+    return json.dumps(answer, ensure_ascii=False)
 
 
 @pytest.fixture
@@ -131,14 +133,15 @@ async def test_a_good_answer_is_committed(server: str) -> None:
         assert request["model"] == "local-model"
         assert request["response_format"]["type"] == "json_schema"
         sent = json.loads(request["messages"][1]["content"])
-        assert "m2" in [m["id"] for m in sent["messages"]]
+        assert all(isinstance(m["v"], int) for m in sent["messages"])
+        assert "coverage" not in request["response_format"]["json_schema"]["schema"]["properties"]
 
 
 @pytest.mark.parametrize(
     ("mode", "reason"),
     [
         ("malformed", "not JSON"),
-        ("schema", "violates compaction_summary.v1"),
+        ("schema", "violates compaction_summary.v2"),
         ("5xx", "InternalServerError"),
         ("slow", "APITimeoutError"),
     ],

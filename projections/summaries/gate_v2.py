@@ -1,0 +1,302 @@
+"""The fail-closed gate for ``compaction_summary.v2``. Pure: no I/O (a token counter is
+injected).
+
+It refuses what is wrong and only that: every item is checked against the message it cites,
+verbatim, so a right summary is never refused for the way it is written.
+
+- ``schema``: a valid v2 record;
+- ``coverage``: exactly the ranges, count and digest the compaction planned;
+- ``sources``: every cited version is a covered message;
+- ``values``: each value occurs in its cited message as a whole token, or at its JSON key path
+  in the parsed tool result (or call arguments), or is the date its anchor phrase resolves to
+  at that message's date;
+- ``quantities``: every number, date, time and code in a fact, decision or question occurs in
+  the text of the messages it cites (compared with the whole message, never a cut clause);
+- ``negation``: facts and decisions keep the polarity of the source sentence they rest on;
+- ``open_questions``: the parent's open questions are kept, answered later (the shared
+  ``is_answered`` rule), or listed as expired;
+- ``carried_facts``: the parent's confirmed facts are kept unless a newer fact of the same key
+  supersedes them;
+- ``budget``: the block fits its token budget;
+- ``no_instructions``: no directive to the model anywhere in the summary.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Callable, Iterable, Mapping
+from typing import Any
+
+from pydantic import ValidationError
+
+from projections.context.messages import Message, text_of
+from projections.summaries.block_v2 import render_summary_block_v2
+from projections.summaries.injection import looks_like_instruction
+from projections.summaries.normalize import has_negation, is_answered, quantities, sentences, terms
+from projections.summaries.schema_v2 import CompactionSummaryV2, Coverage, Value
+from projections.summaries.temporal import anchor_relative_dates, message_date
+from projections.summaries.validation import CheckResult, ValidationReport, year_implied
+
+__all__ = ["CHECKS_V2", "validate_summary_v2"]
+
+CHECKS_V2 = (
+    "schema",
+    "coverage",
+    "sources",
+    "values",
+    "quantities",
+    "negation",
+    "open_questions",
+    "carried_facts",
+    "budget",
+    "no_instructions",
+)
+Sources = Mapping[int, Message]
+_PATH_PART = re.compile(r"\[(\d+)\]|\.?([^.\[\]]+)")
+
+
+def validate_summary_v2(
+    summary: CompactionSummaryV2 | dict[str, Any],
+    sources: Sources,
+    *,
+    coverage: Coverage | None = None,
+    parent: CompactionSummaryV2 | None = None,
+    budget: int | None = None,
+    count_tokens: Callable[[str], int] | None = None,
+) -> ValidationReport:
+    """Check a v2 summary against the messages it may cite (session version -> message).
+
+    Args:
+        coverage: the coverage the compaction planned (ranges, count, digest), if known.
+        parent: the summary it replaces.
+        budget: tokens the rendered block may take; ``count_tokens`` counts them.
+    """
+    try:
+        candidate = (
+            summary
+            if isinstance(summary, CompactionSummaryV2)
+            else CompactionSummaryV2.model_validate(summary)
+        )
+    except ValidationError as error:
+        reason = "; ".join(f"{'.'.join(map(str, e['loc']))}: {e['msg']}" for e in error.errors())
+        checks = [CheckResult(name="schema", ok=False, reason=reason)]
+        checks += [
+            CheckResult(name=n, ok=False, reason="not checked: the schema is invalid")
+            for n in CHECKS_V2[1:]
+        ]
+        return ValidationReport(ok=False, checks=checks)
+    checks = [
+        CheckResult(name="schema", ok=True),
+        _result("coverage", _coverage_problems(candidate, coverage)),
+        _result("sources", _source_problems(candidate, sources)),
+        _result("values", _value_problems(candidate, sources)),
+        _result("quantities", _quantity_problems(candidate, sources)),
+        _result("negation", _negation_problems(candidate, sources)),
+        _result("open_questions", _question_problems(candidate, parent, sources)),
+        _result("carried_facts", _carried_problems(candidate, parent)),
+        _result("budget", _budget_problems(candidate, budget, count_tokens)),
+        _result("no_instructions", _instruction_problems(candidate)),
+    ]
+    return ValidationReport(ok=all(check.ok for check in checks), checks=checks)
+
+
+def _result(name: str, problems: list[str]) -> CheckResult:
+    return CheckResult(name=name, ok=not problems, reason="; ".join(problems[:10]))
+
+
+def _coverage_problems(summary: CompactionSummaryV2, expected: Coverage | None) -> list[str]:
+    if expected is None or summary.coverage == expected:
+        return []
+    found = summary.coverage
+    return [
+        f"coverage says {found.ranges} ({found.count} messages, digest {found.digest[:12]}…), "
+        f"the compaction covered {expected.ranges} ({expected.count} messages, digest "
+        f"{expected.digest[:12]}…)"
+    ]
+
+
+def _source_problems(summary: CompactionSummaryV2, sources: Sources) -> list[str]:
+    problems = []
+    for version in sorted(summary.cited()):
+        if not summary.coverage.contains(version):
+            problems.append(f"@{version} is outside the coverage {summary.coverage.ranges}")
+        elif version not in sources:
+            problems.append(f"@{version} is not a covered message")
+    return problems
+
+
+def _message_text(message: Message) -> str:
+    calls = " ".join(f"{call.name} {call.arguments}" for call in message.tool_calls)
+    return f"{text_of(message)} {calls}".strip()
+
+
+def _value_problems(summary: CompactionSummaryV2, sources: Sources) -> list[str]:
+    problems = []
+    for value in summary.values:
+        message = sources.get(value.src)
+        if message is None:
+            continue  # reported by "sources"
+        problem = _value_problem(value, message)
+        if problem:
+            problems.append(f"value {value.key}={value.value!r} @{value.src}: {problem}")
+    return problems
+
+
+def _value_problem(value: Value, message: Message) -> str | None:
+    if value.anchor is not None:
+        when = message_date(message)
+        resolved = dict(anchor_relative_dates(text_of(message), when)) if when else {}
+        if resolved.get(value.anchor) != value.value:
+            return f"{value.anchor!r} in that message does not resolve to {value.value}"
+        return None
+    if value.path is not None:
+        found = _at_path(message, value.path)
+        if found is _MISSING:
+            return f"the message has no {value.path}"
+        if str(found).strip() != value.value:
+            return f"{value.path} holds {found!r}"
+        return None
+    # Whole token: no ASCII letter or digit may continue it (CJK text runs on without spaces).
+    pattern = rf"(?<![A-Za-z0-9_]){re.escape(value.value)}(?![A-Za-z0-9_])"
+    if re.search(pattern, _message_text(message)) is None:
+        return "it does not occur in that message"
+    return None
+
+
+_MISSING = object()
+
+
+def _at_path(message: Message, path: str) -> Any:
+    document: Any
+    if path.startswith("call["):
+        index, _, path = path[5:].partition("]")
+        try:
+            document = json.loads(message.tool_calls[int(index)].arguments)
+        except (ValueError, IndexError):
+            return _MISSING
+        path = path.lstrip(".")
+    else:
+        try:
+            document = json.loads(text_of(message))
+        except ValueError:
+            return _MISSING
+    for index, key in _PATH_PART.findall(path):
+        try:
+            document = document[int(index)] if index else document[key]
+        except (KeyError, IndexError, TypeError):
+            return _MISSING
+    return document
+
+
+def _statements(summary: CompactionSummaryV2) -> Iterable[tuple[str, str, list[int]]]:
+    for fact in summary.facts:
+        yield f"fact {fact.key!r}", fact.value, fact.src
+    for decision in summary.decisions:
+        text = f"{decision.text} {decision.reason or ''}"
+        yield f"decision {decision.text!r}", text, decision.src
+    for question in (*summary.open_questions, *summary.expired_questions):
+        yield f"question {question.text!r}", question.text, question.src
+
+
+def _cited_text(versions: list[int], sources: Sources) -> str:
+    return "\n".join(_message_text(sources[v]) for v in versions if v in sources)
+
+
+def _quantity_problems(summary: CompactionSummaryV2, sources: Sources) -> list[str]:
+    problems = []
+    for what, text, versions in _statements(summary):
+        source = quantities(_cited_text(versions, sources))
+        missing = {t for t in quantities(text) - source if not year_implied(t, source)}
+        if missing:
+            problems.append(f"{what} states {', '.join(sorted(missing))}, which its sources do not")
+    return problems
+
+
+def _negation_problems(summary: CompactionSummaryV2, sources: Sources) -> list[str]:
+    problems = []
+    items = [(f"fact {f.key!r}", f.value, f.src) for f in summary.facts]
+    items += [
+        (f"decision {d.text!r}", f"{d.text} {d.reason or ''}", d.src) for d in summary.decisions
+    ]
+    for what, statement, versions in items:
+        cited = _cited_text(versions, sources)
+        if _squeeze(statement) in _squeeze(cited):
+            continue  # quoted verbatim: its polarity is its source's
+        wanted = terms(statement)
+        best, shared = "", 0
+        for sentence in sentences(cited):
+            overlap = len(wanted & terms(sentence))
+            if overlap > shared:
+                best, shared = sentence, overlap
+        if shared and has_negation(best) != has_negation(statement):
+            stated = "negates" if has_negation(best) else "does not negate"
+            problems.append(f"{what}: its source {stated} it ({best!r}), the summary does not")
+    return problems
+
+
+def _squeeze(text: str) -> str:
+    return " ".join(text.split()).lower()
+
+
+def _question_problems(
+    summary: CompactionSummaryV2, parent: CompactionSummaryV2 | None, sources: Sources
+) -> list[str]:
+    if parent is None:
+        return []
+    kept = {q.text for q in (*summary.open_questions, *summary.expired_questions)}
+    problems = []
+    for question in parent.open_questions:
+        if question.text in kept:
+            continue
+        later = [
+            (message.role, text_of(message))
+            for version, message in sorted(sources.items())
+            if version > max(question.src)
+        ]
+        if not is_answered(question.text, question.asked_by or "", later):
+            problems.append(f"open question {question.text!r} was dropped without an answer")
+    return problems
+
+
+def _carried_problems(
+    summary: CompactionSummaryV2, parent: CompactionSummaryV2 | None
+) -> list[str]:
+    if parent is None:
+        return []
+    current = {fact.key: fact for fact in summary.facts}
+    problems = []
+    for old in parent.facts:
+        if old.status != "confirmed":
+            continue
+        new = current.get(old.key)
+        if new is None:
+            problems.append(f"confirmed fact {old.key!r} ({old.value!r}) was dropped")
+        elif new.value != old.value and max(new.src) <= max(old.src):
+            problems.append(f"confirmed fact {old.key!r} changed without a newer source")
+    return problems
+
+
+def _budget_problems(
+    summary: CompactionSummaryV2, budget: int | None, count_tokens: Callable[[str], int] | None
+) -> list[str]:
+    if budget is None:
+        return []
+    if count_tokens is None:
+        raise ValueError("validate_summary_v2 needs count_tokens to check a budget")
+    used = count_tokens(render_summary_block_v2(summary))
+    return (
+        [f"the summary takes {used} tokens, over its budget of {budget}"] if used > budget else []
+    )
+
+
+def _instruction_problems(summary: CompactionSummaryV2) -> list[str]:
+    texts = [text for _, text, _ in _statements(summary)]
+    texts += [f"{v.key} {v.value}" for v in summary.values]
+    texts += [f"{f.key}" for f in summary.facts]
+    texts += [f"{t.call} {t.digest}" for t in summary.tools]
+    return [
+        f"instruction-like text: {match.group(0)!r}"
+        for text in texts
+        if (match := looks_like_instruction(text))
+    ]

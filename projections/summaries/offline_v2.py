@@ -1,0 +1,265 @@
+"""The deterministic offline summarizer for ``compaction_summary.v2``: no model, the same request
+gives the same bytes. Pure apart from being ``async`` (the summarizer interface).
+
+It merges the previous summary with what the chunk established:
+
+- facts: user constraints verbatim (confirmed), assistant statements (tentative); a fact of the
+  previous version stays unless a newer one with the same key supersedes it;
+- decisions with their reasons, verbatim; open questions, minus the ones answered (the shared
+  ``is_answered`` rule), the oldest expiring beyond four (recorded);
+- the value ledger: every identifier, code, amount, date, time, count and name, with its source
+  and, from a tool result, its JSON key path; relative dates anchored to the turn's date;
+- one line per tool call.
+
+Everything is ranked once (constraints and decisions first, then values by who said them and
+whether later turns used them again, then tool lines), each item's tokens counted once, and the
+best that fit the budget are kept. Instruction-like sentences are never kept.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from projections.context.messages import Message, text_of
+from projections.summaries.block_v2 import render_summary_block_v2, value_text
+from projections.summaries.extract import extract, open_questions
+from projections.summaries.schema_v2 import (
+    CompactionSummaryV2,
+    DecisionV2,
+    FactV2,
+    ToolDigestV2,
+    Value,
+)
+from projections.summaries.summarizer import SummaryRequest, SummaryResult
+from projections.summaries.temporal import anchor_relative_dates, message_date
+from projections.summaries.values import ValueCandidate, value_candidates
+
+__all__ = ["OfflineSummarizer", "summarize_v2"]
+
+_CALL_CHARS = 120
+_CARRIED_VALUE = 6.0  # a value of the previous version, unless new evidence scores it higher
+
+
+@dataclass(frozen=True)
+class _Item:
+    tier: int  # 0 first
+    score: float
+    line: str
+    item: Any
+
+
+class OfflineSummarizer:
+    """The offline v2 summarizer as a :class:`~projections.summaries.summarizer.Summarizer`."""
+
+    name = "offline_summarizer"
+    model = None
+
+    async def summarize(self, request: SummaryRequest) -> SummaryResult:
+        """See :func:`summarize_v2`."""
+        return SummaryResult(summarize_v2(request))
+
+
+def summarize_v2(request: SummaryRequest) -> CompactionSummaryV2:
+    """Summarise ``request.chunk`` on top of ``request.previous`` (see the module docstring)."""
+    previous = request.previous if isinstance(request.previous, CompactionSummaryV2) else None
+    if request.coverage is None or len(request.versions) != len(request.chunk):
+        raise ValueError("a v2 summary request needs the chunk's versions and the coverage")
+    chunk, versions = list(request.chunk), list(request.versions)
+    found = extract(chunk, versions)
+    later = [(v, m.role, text_of(m)) for m, v in zip(chunk, versions, strict=True)]
+    asked = [*(previous.open_questions if previous else []), *found.questions]
+    questions, expired = open_questions(asked, later)
+    draft = CompactionSummaryV2(
+        coverage=request.coverage,
+        facts=_merge_facts(previous.facts if previous else [], found.facts),
+        decisions=_unique([*(previous.decisions if previous else []), *found.decisions]),
+        open_questions=questions,
+        expired_questions=expired,
+        values=[],
+        tools=[],
+        created_at=request.created_at,
+    )
+    values = _values(previous, chunk, versions)
+    tools = [*(previous.tools if previous else []), *_tool_lines(chunk, versions)]
+    carried = {f.key for f in (previous.facts if previous else []) if f.status == "confirmed"}
+    return _fit(draft, values, tools, request.budget_tokens, request.count_tokens, carried)
+
+
+def _merge_facts(carried: Sequence[FactV2], new: Sequence[FactV2]) -> list[FactV2]:
+    """New facts supersede carried ones of the same key; the rest are kept, in order."""
+    newest = {fact.key: fact for fact in new}
+    kept = [fact for fact in carried if fact.key not in newest]
+    return _unique([*kept, *new])
+
+
+def _unique(items: Iterable[Any]) -> list[Any]:
+    seen: set[str] = set()
+    unique = []
+    for item in items:
+        text = str(getattr(item, "value", None) or getattr(item, "text", ""))
+        if text not in seen:
+            seen.add(text)
+            unique.append(item)
+    return unique
+
+
+def _values(
+    previous: CompactionSummaryV2 | None, chunk: list[Message], versions: list[int]
+) -> list[tuple[float, Value]]:
+    found: dict[str, tuple[float, Value]] = {}
+    carried = previous.values if previous else []
+    for value in carried:
+        found[value.value] = (_CARRIED_VALUE, value)
+    for candidate in value_candidates(chunk, versions):
+        if candidate.value not in found or found[candidate.value][0] < candidate.score:
+            found[candidate.value] = (candidate.score, _as_value(candidate))
+    for message, version in zip(chunk, versions, strict=True):
+        when = message_date(message) if message.role in ("user", "assistant") else None
+        if when is None:
+            continue
+        for phrase, resolved in anchor_relative_dates(text_of(message), when):
+            value = Value(key=f"date.{phrase.lower()}", value=resolved, src=version, anchor=phrase)
+            found.setdefault(f"{resolved}@{version}", (9.0, value))
+    return list(found.values())
+
+
+def _as_value(candidate: ValueCandidate) -> Value:
+    return Value(key=candidate.key, value=candidate.value, src=candidate.src, path=candidate.path)
+
+
+def _tool_lines(chunk: list[Message], versions: list[int]) -> list[ToolDigestV2]:
+    calls = {call.id: call for message in chunk for call in message.tool_calls}
+    lines = []
+    for message, version in zip(chunk, versions, strict=True):
+        call = calls.get(message.tool_call_id or "") if message.role == "tool" else None
+        if call is None:
+            continue
+        arguments = _compact_json(call.arguments)
+        text = f"{call.name}({arguments})"
+        lines.append(ToolDigestV2(src=version, call=text[:_CALL_CHARS]))
+    return lines
+
+
+def _compact_json(arguments: str) -> str:
+    try:
+        parsed = json.loads(arguments)
+    except ValueError:
+        return " ".join(arguments.split())
+    if isinstance(parsed, dict):
+        return ", ".join(f"{k}={json.dumps(v, ensure_ascii=False)}" for k, v in parsed.items())
+    return json.dumps(parsed, ensure_ascii=False)
+
+
+def _fit(
+    draft: CompactionSummaryV2,
+    values: list[tuple[float, Value]],
+    tools: list[ToolDigestV2],
+    budget: int,
+    count: Callable[[str], int],
+    carried: set[str],
+) -> CompactionSummaryV2:
+    """Rank every item once and count each once; keep the best that fit. The block groups
+    values, so it costs less than the sum of its items: the estimate is corrected once by
+    the first render's measured ratio, then the choice is checked against the budget."""
+    items = _ranked(draft, values, tools, carried)
+    costs = [count(item.line) + 1 for item in items]
+    room = budget - count(render_summary_block_v2(draft.model_copy(update=_EMPTY)))
+    chosen = _greedy(items, costs, room, 1.0)
+    used = count(render_summary_block_v2(_assemble(draft, chosen))) - (budget - room)
+    estimated = sum(costs[i] for i in range(len(items)) if items[i] in chosen)
+    if chosen and 0 < used < estimated:
+        chosen = _greedy(items, costs, room, used / estimated)
+    summary = _assemble(draft, chosen)
+    while count(render_summary_block_v2(summary)) > budget and chosen:
+        chosen = chosen[: len(chosen) * 19 // 20]  # the correction overshot: trim the tail
+        summary = _assemble(draft, chosen)
+    return summary
+
+
+def _greedy(items: list[_Item], costs: list[int], room: int, scale: float) -> list[_Item]:
+    chosen = []
+    left = float(room)
+    for item, cost in zip(items, costs, strict=True):
+        if cost * scale <= left:
+            chosen.append(item)
+            left -= cost * scale
+    return chosen
+
+
+_EMPTY: dict[str, list[Any]] = {
+    "facts": [],
+    "decisions": [],
+    "open_questions": [],
+    "values": [],
+    "tools": [],
+}
+
+
+def _fact_line(fact: FactV2) -> str:
+    return f"fact {fact.key}: {fact.value} @{fact.src[0]}"
+
+
+def _fact_score(fact: FactV2) -> float:
+    return 12.5 if fact.status == "confirmed" else 5.0
+
+
+def _ranked(
+    draft: CompactionSummaryV2,
+    values: list[tuple[float, Value]],
+    tools: list[ToolDigestV2],
+    carried: set[str],
+) -> list[_Item]:
+    # Tier 0: the previous version's confirmed facts (they must be carried); then everything
+    # by score: a user's constraint (12.5) and a decision with its reason (12) rank with the
+    # user's own values (11-13), an open question 9, tool values 3-11, tool lines last.
+    items = [
+        _Item(
+            0 if f.key in carried else 2, _fact_score(f), f"fact {f.key}: {f.value} @{f.src[0]}", f
+        )
+        for f in draft.facts
+    ]
+    items += [
+        _Item(2, (12.0 if d.reason else 7.0) - i / 1000, _decision_line(d), d)
+        for i, d in enumerate(draft.decisions)
+    ]
+    items += [
+        _Item(2, 9.0 - i / 1000, f"open {q.text} @{q.src[0]}", q)
+        for i, q in enumerate(draft.open_questions)
+    ]
+    items += [_Item(2, score, f"{value_text(v)};", v) for score, v in values]
+    items += [_Item(4, t.src, f"tool @{t.src} {t.call}", t) for t in tools]
+    return sorted(items, key=lambda item: (item.tier, -item.score))
+
+
+def _decision_line(decision: DecisionV2) -> str:
+    reason = f" because {decision.reason}" if decision.reason else ""
+    return f"decision {decision.text}{reason} @{decision.src[0]}"
+
+
+def _assemble(draft: CompactionSummaryV2, chosen: list[_Item]) -> CompactionSummaryV2:
+    picked = {id(item.item) for item in chosen}
+
+    def keep(items: Iterable[Any]) -> list[Any]:
+        return [item for item in items if id(item) in picked]
+
+    # A question left out for room expires explicitly (the gate accepts nothing silent).
+    dropped = [q for q in draft.open_questions if id(q) not in picked]
+    return draft.model_copy(
+        update={
+            "facts": keep(draft.facts),
+            "decisions": keep(draft.decisions),
+            "open_questions": keep(draft.open_questions),
+            "expired_questions": [*draft.expired_questions, *dropped],
+            "values": sorted(
+                (i.item for i in chosen if isinstance(i.item, Value)),
+                key=lambda v: (v.src, v.key),
+            ),
+            "tools": sorted(
+                (i.item for i in chosen if isinstance(i.item, ToolDigestV2)),
+                key=lambda t: t.src,
+            ),
+        }
+    )

@@ -1,0 +1,266 @@
+"""The value ledger: every identifier, code, amount, date, time, count and name a chunk of
+conversation used, verbatim, with where it came from. Pure: no I/O.
+
+- From text (user and assistant turns): typed patterns; a value's label is the words right
+  before it ("my user ID is omar_rossi_1241" gives ``user_id``).
+- From tool-call arguments and tool results that parse as JSON: every short scalar, labelled
+  by its JSON key path (``flights[0].flight_number``); long strings are read as text.
+
+Each candidate has a score (who said it, what kind of value, whether later turns use it again)
+so the summarizer can rank once and keep the best that fit. Typed patterns, not a named-entity
+model: on the corpora they did as well (see docs/quality.md) at no dependency cost.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from projections.context.messages import Message, text_of
+
+__all__ = ["ValueCandidate", "json_scalars", "text_values", "value_candidates"]
+
+_MONTH = (
+    r"(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|"
+    r"sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)"
+)
+_PATTERNS: list[tuple[str, re.Pattern[str]]] = [
+    ("date", re.compile(r"(?<!\d)\d{4}[-/.]\d{1,2}[-/.]\d{1,2}(?!\d)")),
+    ("date", re.compile(r"(?:\d{4}\s*年\s*)?\d{1,2}\s*月\s*\d{1,2}\s*[日号]")),
+    ("date", re.compile(rf"(?i)\b{_MONTH}\.?\s+\d{{1,2}}(?:st|nd|rd|th)?(?:,?\s+\d{{4}})?\b")),
+    ("date", re.compile(rf"(?i)\b\d{{1,2}}(?:st|nd|rd|th)?\s+{_MONTH}\b\.?(?:,?\s+\d{{4}})?")),
+    (
+        "time",
+        re.compile(r"(?i)(?<!\d)\d{1,2}:\d{2}(?:\s*[ap]\.?m\.?)?(?!\d)|\b\d{1,2}\s*[ap]\.?m\b"),
+    ),
+    ("time", re.compile(r"(?<!\d)\d{1,2}\s*点(?:半|\s*\d{1,2}\s*分)?")),
+    (
+        "amount",
+        re.compile(
+            r"(?i)[$€£¥]\s?\d(?:[\d,]*\d)?(?:\.\d+)?|\b\d(?:[\d,]*\d)?(?:\.\d+)?\s?(?:usd|eur|gbp|cny|rmb|"
+            r"dollars?|euros?|元|块|%|percent)(?![a-z])"
+        ),
+    ),
+    (
+        "count",
+        re.compile(
+            r"(?i)\b\d+\s+(?:bags?|baggages?|suitcases?|passengers?|people|adults?|"
+            r"children|kids|tickets?|nights?|days?|hours?|minutes?|seats?|rooms?|items?)\b"
+        ),
+    ),
+    ("id", re.compile(r"(?<![\w@.-])(?=[\w-]*[A-Za-z])(?=[\w-]*\d)\w+(?:-\w+)*(?![\w-])")),
+    ("code", re.compile(r"(?<![\w-])[A-Z]{3,6}(?![\w-])")),
+    ("name", re.compile(r"(?<![\w.])[A-Z][a-z]+(?:\s+[A-Z][a-z]+)+")),
+    # A single capitalised word inside a sentence (not after its end): a name, usually.
+    ("name", re.compile(r"(?<=[a-z,;] )[A-Z][a-z]{2,}(?![\w'])")),
+    ("number", re.compile(r"(?<![\w.,])\d{2,}(?:\.\d+)?(?![\w.,]*\d)")),
+]
+_COMMON_CAPS = {"THE", "AND", "FOR", "YOU", "NOT", "ARE", "THIS", "THAT", "WITH", "OKAY", "STOP"}
+_KIND_BONUS = {
+    "id": 3.0,
+    "date": 2.5,
+    "amount": 2.0,
+    "time": 2.0,
+    "count": 2.0,
+    "code": 1.0,
+    "name": 1.0,
+    "number": 0.5,
+    "json": 0.0,
+}
+_ORIGIN = {"user": 10.0, "call": 8.0, "assistant": 4.0, "tool": 3.0}
+_KEY_IMPORTANT = re.compile(
+    r"(?i)(?:^|[._\[])(?:id|\w+_id|number|code|date|dob|name|first_name|last_name|email|"
+    r"reservations?|payment_methods?|"
+    r"status|cabin|type|origin|destination|city|country)(?:$|[._\]])"
+)
+_KEY_AMOUNT = re.compile(r"(?i)price|amount|total|balance|cost|fee")
+_LABEL_STOP = {
+    "is", "are", "was", "my", "the", "a", "an", "to", "on", "at", "for", "of", "with", "it",
+    "i", "am", "me", "your", "our", "and", "or", "in", "by", "from", "be", "as", "that", "this",
+    "have", "has", "its", "their", "his", "her", "about", "around", "will", "would",
+}  # fmt: skip
+_WORD = re.compile(r"[A-Za-z]{2,}")
+
+
+@dataclass(frozen=True)
+class ValueCandidate:
+    """One value found in one message, with its label, kind and score."""
+
+    key: str
+    value: str
+    src: int
+    path: str | None
+    kind: str
+    score: float
+
+
+def _label(text: str, start: int, fallback: str) -> str:
+    clause = re.split(r"[,.;:!?，。；：！？\n]", text[max(0, start - 48) : start])[-1]
+    before = _WORD.findall(clause)
+    words = [w.lower() for w in before if w.lower() not in _LABEL_STOP][-2:]
+    return "_".join(words) or fallback
+
+
+def text_values(text: str) -> Iterator[tuple[str, str, int]]:
+    """``(kind, value, start)`` of every typed value in ``text`` (spans taken once, first
+    pattern wins)."""
+    taken: list[tuple[int, int]] = []
+    for kind, pattern in _PATTERNS:
+        for match in pattern.finditer(text):
+            start, end = match.span()
+            if any(a < end and start < b for a, b in taken):
+                continue
+            value = match.group(0).strip()
+            if kind == "code" and value in _COMMON_CAPS:
+                continue
+            taken.append((start, end))
+            yield kind, value, start
+
+
+def json_scalars(value: Any, path: str = "") -> Iterator[tuple[str, Any]]:
+    """``(key path, scalar)`` of every scalar in a parsed JSON value."""
+    if isinstance(value, dict):
+        for key, item in value.items():
+            yield from json_scalars(item, f"{path}.{key}" if path else str(key))
+    elif isinstance(value, list):
+        for index, item in enumerate(value):
+            yield from json_scalars(item, f"{path}[{index}]")
+    else:
+        yield path, value
+
+
+def _parse_json(text: str) -> Any:
+    stripped = text.strip()
+    if not stripped or stripped[0] not in "[{":
+        return None
+    try:
+        return json.loads(stripped)
+    except ValueError:
+        return None
+
+
+class _Later:
+    """Which values a later turn (user or assistant text, or a call's arguments) uses again."""
+
+    def __init__(self, messages: Sequence[Message]) -> None:
+        self.texts = [_spoken(message) for message in messages]
+        self.where: dict[str, list[int]] = {}
+        for index, text in enumerate(self.texts):
+            for token in set(_TOKEN.findall(text)):
+                self.where.setdefault(token, []).append(index)
+
+    def used_after(self, value: str, index: int) -> bool:
+        first = _TOKEN.search(value.lower())
+        if first is None:
+            return False
+        later = [i for i in self.where.get(first.group(0), ()) if i > index]
+        return any(value.lower() in self.texts[i] for i in later)
+
+
+_TOKEN = re.compile(r"[\w$€£¥]+")
+
+
+def _spoken(message: Message) -> str:
+    if message.role not in ("user", "assistant"):
+        return ""
+    calls = " ".join(call.arguments for call in message.tool_calls)
+    return f"{text_of(message)} {calls}".lower()
+
+
+def _json_candidates(
+    parsed: Any,
+    src: int,
+    origin: str,
+    used: Callable[[str], bool],
+    prefix: str,
+    path_prefix: str = "",
+) -> Iterator[ValueCandidate]:
+    for path, scalar in json_scalars(parsed, path_prefix.rstrip(".")):
+        if isinstance(scalar, bool) or scalar is None:
+            continue
+        text = str(scalar).strip()
+        if not text:
+            continue
+        if isinstance(scalar, str) and len(text) > 80:  # prose inside JSON: read as text
+            yield from _text_candidates(text, src, origin, used, f"{prefix}{path}")
+            continue
+        score = _ORIGIN[origin] + (2.0 if _KEY_IMPORTANT.search(path) else 0.0)
+        score += 1.0 if _KEY_AMOUNT.search(path) else 0.0
+        score += 2.0 if isinstance(scalar, str) and _ID_KEY.fullmatch(text) else 0.0
+        score += 4.0 if origin == "tool" and len(text) >= 3 and used(text) else 0.0
+        local = path.removeprefix(path_prefix)
+        short = ".".join(local.replace("]", "").split(".")[-2:]).replace("[", ".")
+        yield ValueCandidate(f"{prefix}{short}", text, src, path, "json", score)
+    yield from _key_candidates(parsed, src, origin, used)
+
+
+def _key_candidates(
+    parsed: Any, src: int, origin: str, used: Callable[[str], bool]
+) -> Iterator[ValueCandidate]:
+    """Identifiers used as object keys (``{"gift_card_8190333": {...}}``): text values."""
+    stack = [parsed]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, dict):
+            for key, item in node.items():
+                if _ID_KEY.fullmatch(str(key)):
+                    score = _ORIGIN[origin] + _KIND_BONUS["id"] + (4.0 if used(str(key)) else 0.0)
+                    yield ValueCandidate("key", str(key), src, None, "id", score)
+                stack.append(item)
+        elif isinstance(node, list):
+            stack.extend(node)
+
+
+_ID_KEY = re.compile(r"(?=\w*[A-Za-z])(?=\w*\d)\w+")
+
+
+def _text_candidates(
+    text: str, src: int, origin: str, used: Callable[[str], bool], fallback: str
+) -> Iterator[ValueCandidate]:
+    for kind, value, start in text_values(text):
+        score = _ORIGIN[origin] + _KIND_BONUS[kind]
+        score += 2.0 if origin in ("tool", "assistant") and used(value) else 0.0
+        yield ValueCandidate(_label(text, start, fallback or kind), value, src, None, kind, score)
+
+
+def value_candidates(messages: Sequence[Message], versions: Sequence[int]) -> list[ValueCandidate]:
+    """Every value of ``messages`` (with their session versions), best occurrence per value;
+    a value that a later turn uses again scores higher."""
+    calls = {call.id: call.name for message in messages for call in message.tool_calls}
+    later = _Later(messages)
+    found: dict[str, ValueCandidate] = {}
+    for index, (message, version) in enumerate(zip(messages, versions, strict=True)):
+
+        def used(value: str, index: int = index) -> bool:
+            return later.used_after(value, index)
+
+        for candidate in _message_candidates(message, version, calls, used):
+            best = found.get(candidate.value)
+            if best is None or candidate.score > best.score:
+                found[candidate.value] = candidate
+    return list(found.values())
+
+
+def _message_candidates(
+    message: Message, version: int, calls: dict[str, str], used: Callable[[str], bool]
+) -> Iterator[ValueCandidate]:
+    text = text_of(message)
+    if message.role == "tool":
+        name = calls.get(message.tool_call_id or "", "tool")
+        parsed = _parse_json(text)
+        if parsed is not None:
+            yield from _json_candidates(parsed, version, "tool", used, "")
+        else:
+            yield from _text_candidates(text, version, "tool", used, name)
+        return
+    if message.role not in ("user", "assistant"):
+        return
+    yield from _text_candidates(text, version, message.role, used, "")
+    for index, call in enumerate(message.tool_calls):
+        parsed = _parse_json(call.arguments)
+        if parsed is not None:
+            prefix = f"call[{index}]."
+            yield from _json_candidates(parsed, version, "call", used, f"{call.name}.", prefix)
