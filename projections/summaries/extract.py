@@ -39,6 +39,8 @@ _INCIDENTAL = re.compile(
     r"(?i)\b(?:remember|recall|know|sure|have|worry|worries|mind|think|forget|forgot|understand|"
     r"see|find|found|problem|thanks?|thank you)\b"
 )
+# List markers and emphasis are layout, not content ("1. **Upgrade Cabin Class**").
+_MARKUP = re.compile(r"^\s*(?:[-*•]|\d{1,2}[.)])\s+|\*\*|__")
 _QUESTION = re.compile(r"[?？]\s*$|吗\s*[。]?$")
 _MAX_OPEN = 4
 _MAX_SENTENCE = 240  # longer ones are lists and tables: their values go to the ledger
@@ -85,7 +87,8 @@ def extract(messages: Sequence[Message], versions: Sequence[int]) -> Extracted:
     for message, version in zip(messages, versions, strict=True):
         if message.role not in ("user", "assistant"):
             continue
-        for cleaned in sentences(text_of(message)):
+        for sentence in sentences(text_of(message)):
+            cleaned = _MARKUP.sub("", sentence).strip()
             if len(cleaned) > _MAX_SENTENCE or cleaned in seen or looks_like_instruction(cleaned):
                 continue  # repeated, or a directive: data that must not steer the summary
             seen.add(cleaned)

@@ -33,7 +33,14 @@ from pydantic import ValidationError
 from projections.context.messages import Message, text_of
 from projections.summaries.block_v2 import render_summary_block_v2
 from projections.summaries.injection import looks_like_instruction
-from projections.summaries.normalize import has_negation, is_answered, quantities, sentences, terms
+from projections.summaries.normalize import (
+    clauses,
+    has_negation,
+    is_answered,
+    quantities,
+    sentences,
+    terms,
+)
 from projections.summaries.schema_v2 import CompactionSummaryV2, Coverage, Value
 from projections.summaries.temporal import anchor_relative_dates, message_date
 from projections.summaries.validation import CheckResult, ValidationReport, year_implied
@@ -215,28 +222,57 @@ def _quantity_problems(summary: CompactionSummaryV2, sources: Sources) -> list[s
 
 def _negation_problems(summary: CompactionSummaryV2, sources: Sources) -> list[str]:
     problems = []
-    items = [(f"fact {f.key!r}", f.value, f.src) for f in summary.facts]
-    items += [
-        (f"decision {d.text!r}", f"{d.text} {d.reason or ''}", d.src) for d in summary.decisions
-    ]
-    for what, statement, versions in items:
+    items = [(f"fact {f.key!r}", [f.value], f.src) for f in summary.facts]
+    items += [(f"decision {d.text!r}", [d.text, d.reason or ""], d.src) for d in summary.decisions]
+    for what, parts, versions in items:
         cited = _cited_text(versions, sources)
-        if _squeeze(statement) in _squeeze(cited):
-            continue  # quoted verbatim: its polarity is its source's
-        wanted = terms(statement)
-        best, shared = "", 0
-        for sentence in sentences(cited):
-            overlap = len(wanted & terms(sentence))
-            if overlap > shared:
-                best, shared = sentence, overlap
-        if shared and has_negation(best) != has_negation(statement):
-            stated = "negates" if has_negation(best) else "does not negate"
-            problems.append(f"{what}: its source {stated} it ({best!r}), the summary does not")
+        for part in parts:
+            if part and not _quoted(part, cited):
+                problems += [f"{what}: {problem}" for problem in _polarity(part, cited)]
     return problems
 
 
+def _polarity(statement: str, cited: str) -> list[str]:
+    """Each clause of the statement against the source clause it rests on (most shared
+    terms): a flipped negation in any clause is reported."""
+    found = []
+    whole = sentences(cited)
+    parts = [c for sentence in whole for c in clauses(sentence)]
+    pieces = clauses(statement)
+    checks = [(statement, whole, 1)]  # the whole statement against the sentence it rests on
+    if len(pieces) > 1:  # and each clause against the clause it rests on, when it says enough
+        checks += [(piece, parts, 2) for piece in pieces if len(terms(piece)) >= 3]
+    for piece, candidates, needed in checks:
+        wanted = terms(piece)
+        best, shared = "", 0
+        for candidate in candidates:
+            overlap = len(wanted & terms(candidate))
+            if overlap > shared:
+                best, shared = candidate, overlap
+        if shared >= needed and has_negation(best) != has_negation(piece):
+            stated = "negates" if has_negation(best) else "does not negate"
+            found.append(f"its source {stated} {piece!r} ({best!r}), the summary does the opposite")
+    return found[:1]
+
+
+_NEGATOR_BEFORE = re.compile(r"(?:[不没无别勿非]|\bnot\s|n't\s|\bno\s|\bnever\s)$")
+
+
+def _quoted(statement: str, cited: str) -> bool:
+    """Whether the statement is quoted verbatim from its sources, and not by leaving out the
+    negator right before it ("自动购票" out of "不自动购票" is no quote)."""
+    wanted, text = _squeeze(statement), _squeeze(cited)
+    start = text.find(wanted)
+    while start >= 0 and wanted:
+        if not _NEGATOR_BEFORE.search(text[max(0, start - 8) : start]):
+            return True
+        start = text.find(wanted, start + 1)
+    return False
+
+
 def _squeeze(text: str) -> str:
-    return " ".join(text.split()).lower()
+    """Text for a verbatim comparison: white space, case and emphasis markup ignored."""
+    return " ".join(text.replace("**", "").replace("__", "").split()).lower()
 
 
 def _question_problems(

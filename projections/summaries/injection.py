@@ -40,7 +40,9 @@ _PATTERNS = [
 _INSTRUCTION = re.compile("|".join(f"(?:{p})" for p in _PATTERNS), re.IGNORECASE)
 
 
-_NEGATED = re.compile(r"(?i)(?:\bnever|\bnot|n't|\bno|\bwithout|不要|不|别|勿)\W*(?:\w+\W+){0,2}$")
+# A negator right before the phrase, in the same clause ("never book automatically", "do
+# not book it without asking"); punctuation in between ends the negation's reach.
+_NEGATED = re.compile(r"(?i)(?:\bnever|\bnot|n't|\bno|\bwithout|不要|不|别|勿)\s*(?:\w+\s+)?$")
 
 
 def looks_like_instruction(text: str) -> re.Match[str] | None:

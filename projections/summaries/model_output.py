@@ -8,8 +8,9 @@ Accepted:
   (the request supplies them: a model cannot compute the coverage digest, and must not);
 - the seed's literal v1 form: ``schema_version: 1`` (an integer, or ``"v1"``), facts, decisions
   and open questions citing message ids, open questions as plain strings. Ids become session
-  versions; an item citing no known message is attributed to the chunk message holding its
-  text, and left out when there is none.
+  versions; an item citing no message is attributed to the chunk message holding its text
+  (left out when there is none), and an item citing a message the chunk does not have is
+  refused.
 """
 
 from __future__ import annotations
@@ -65,11 +66,19 @@ def _from_v1(data: dict[str, Any], request: SummaryRequest) -> dict[str, Any]:
     texts = [(v, text_of(m)) for m, v in zip(request.chunk, request.versions, strict=False)]
 
     def cite(item: dict[str, Any], text: str) -> list[int]:
-        found = sorted({versions[i] for i in item.get("source_ids") or [] if i in versions})
-        if found:
-            return found
-        squeezed = " ".join(text.split())
-        return [v for v, body in texts if squeezed and squeezed in " ".join(body.split())][-1:]
+        ids = [str(i) for i in item.get("source_ids") or []]
+        foreign = [i for i in ids if i not in versions]
+        if foreign:
+            raise SummarizerError(
+                f"the summary cites {', '.join(map(repr, foreign))}, which the chunk does not "
+                f"have: a summary may cite only the messages it summarises"
+            )
+        if ids:
+            return sorted({versions[i] for i in ids})
+        squeezed = " ".join(text.split()).lower()
+        return [v for v, body in texts if squeezed and squeezed in " ".join(body.split()).lower()][
+            -1:
+        ]
 
     facts = []
     for fact in _items(data.get("facts")):

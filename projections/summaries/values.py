@@ -53,10 +53,11 @@ _PATTERNS: list[tuple[str, re.Pattern[str]]] = [
     ),
     ("id", re.compile(r"(?<![\w@.-])(?=[\w-]*[A-Za-z])(?=[\w-]*\d)\w+(?:-\w+)*(?![\w-])")),
     ("code", re.compile(r"(?<![\w-])[A-Z]{3,6}(?![\w-])")),
-    ("name", re.compile(r"(?<![\w.])[A-Z][a-z]+(?:\s+[A-Z][a-z]+)+")),
+    ("name", re.compile(r"(?<![\w.])[A-Z][a-z]+(?:\s+[A-Z][a-z]+)+(?![A-Za-z])")),
     # A single capitalised word inside a sentence (not after its end): a name, usually.
     ("name", re.compile(r"(?<=[a-z,;] )[A-Z][a-z]{2,}(?![\w'])")),
-    ("number", re.compile(r"(?<![\w.,])\d{2,}(?:\.\d+)?(?![\w.,]*\d)")),
+    # A bare number of three digits or more, not a piece of a time or code ("15:00", "05").
+    ("number", re.compile(r"(?<![\w.,:])[1-9]\d{2,}(?:\.\d+)?(?![\w.,:]*\d)")),
 ]
 _COMMON_CAPS = {"THE", "AND", "FOR", "YOU", "NOT", "ARE", "THIS", "THAT", "WITH", "OKAY", "STOP"}
 _KIND_BONUS = {
@@ -104,6 +105,9 @@ def _label(text: str, start: int, fallback: str) -> str:
     return "_".join(words) or fallback
 
 
+_GLUED = re.compile(r"[A-Za-z0-9_]")
+
+
 def text_values(text: str) -> Iterator[tuple[str, str, int]]:
     """``(kind, value, start)`` of every typed value in ``text`` (spans taken once, first
     pattern wins)."""
@@ -116,6 +120,10 @@ def text_values(text: str) -> Iterator[tuple[str, str, int]]:
             value = match.group(0).strip()
             if kind == "code" and value in _COMMON_CAPS:
                 continue
+            start = start + match.group(0).find(value)
+            end = start + len(value)
+            if _GLUED.match(text[start - 1 : start]) or _GLUED.match(text[end : end + 1]):
+                continue  # part of a longer token: the gate checks whole tokens
             taken.append((start, end))
             yield kind, value, start
 
