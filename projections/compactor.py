@@ -22,6 +22,8 @@ from projections.session.compaction import (
 )
 from projections.session.events import SessionEvent, SummaryCommitted, SummaryRejected
 from projections.session.judge import judge
+from projections.session.masking import MaskingOptions, plan_masking
+from projections.session.render import plan_render
 from projections.session.state import SessionState
 from projections.summaries.offline_v2 import OfflineSummarizer
 from projections.summaries.summarizer import (
@@ -50,10 +52,12 @@ class CompactingSession(Protocol):
 
 
 class CompactionOutcome(BaseModel):
-    """What ``compact`` did: ``committed``, ``rejected``, ``not_needed`` or ``backoff``.
+    """What ``compact`` did: ``committed``, ``rejected``, ``masked`` (masking old tool results
+    was enough), ``not_needed`` or ``backoff``.
 
     ``reached_trigger`` says whether the rendered context is now at or under the trigger, and
     ``why_not`` why it is not (the prefix, pins and last groups alone are too big, say).
+    ``masked`` and ``tokens_saved`` count the tool results this call masked first.
     """
 
     model_config = ConfigDict(frozen=True)
@@ -68,6 +72,9 @@ class CompactionOutcome(BaseModel):
     tokens_after: int | None = None
     reached_trigger: bool | None = None
     why_not: str | None = None
+    masked: int = 0
+    tokens_saved: int = 0
+    mask_event: RecordedEvent | None = None
 
 
 @dataclass(frozen=True)
@@ -140,6 +147,11 @@ async def compact_session(
 ) -> CompactionOutcome:
     """Attempt, append, and go on (rolling) until the context reaches the trigger, a step is
     rejected, nothing is left, or ``max_steps`` steps were made."""
+    if (fits := await _fits(session, budget, options)) is not None:
+        return fits
+    masking = await _mask_old_results(session, budget, options)
+    if masking is not None and masking.result == "masked":
+        return masking
     recorded: list[RecordedEvent] = []
     outcome = CompactionOutcome(result="not_needed")
     for _ in range(max(max_steps, 1)):
@@ -147,9 +159,9 @@ async def compact_session(
         count = session.counter.count_text
         attempt = await attempt_compaction(state, budget, options, summarizer, count)
         if isinstance(attempt, Skip):
-            if recorded:
-                return outcome
-            return CompactionOutcome(result=attempt.result, reason=attempt.reason)
+            if not recorded:
+                outcome = CompactionOutcome(result=attempt.result, reason=attempt.reason)
+            break
         (event,) = await session.append_events([attempt.verdict], expected_version=state.version)
         recorded.append(event)
         proposed: list[str] = []
@@ -158,4 +170,58 @@ async def compact_session(
         outcome = attempt.outcome(recorded, proposed)
         if outcome.result != "committed" or outcome.reached_trigger or attempt.plan.why_not:
             break
-    return outcome
+    if masking is None:
+        return outcome
+    return outcome.model_copy(
+        update={
+            "masked": masking.masked,
+            "tokens_saved": masking.tokens_saved,
+            "mask_event": masking.mask_event,
+        }
+    )
+
+
+async def _fits(
+    session: CompactingSession, budget: Budget, options: CompactionOptions
+) -> CompactionOutcome | None:
+    """``not_needed`` when the render already keeps every group under the aim."""
+    plan = plan_render((await session.latest()).cut(), budget, keep_groups=options.keep_groups)
+    if plan.tokens > options.aim(budget) or plan.uncovered_groups:
+        return None
+    return CompactionOutcome(
+        result="not_needed",
+        reason=f"the context ({plan.tokens} tokens) keeps every group and is already at or "
+        f"under the aim of {options.aim(budget)}",
+        tokens_after=plan.tokens,
+        reached_trigger=plan.tokens <= budget.trigger,
+    )
+
+
+async def _mask_old_results(
+    session: CompactingSession, budget: Budget, options: CompactionOptions
+) -> CompactionOutcome | None:
+    """The ladder's first step: when the render is over the aim, mask old tool results. The
+    outcome says ``masked`` when that alone brought the render to the aim (no summary needed),
+    ``not_needed`` when the summary step must follow; None when nothing was masked."""
+    # The fit check just passed (over the aim, or the window drops groups): masking comes
+    # before the window leaves whole groups out (the ladder's order).
+    state = await session.latest()
+    aim = options.aim(budget)
+    if not options.mask_results:
+        return None
+    masking = MaskingOptions(keep_groups=options.keep_groups, min_tokens=options.mask_min_tokens)
+    masked = plan_masking(state.cut(), masking, session.counter.count_text)
+    if masked is None:
+        return None
+    (event,) = await session.append_events([masked], expected_version=state.version)
+    plan = plan_render((await session.latest()).cut(), budget, keep_groups=options.keep_groups)
+    after = plan.tokens
+    return CompactionOutcome(
+        result="masked" if after <= aim and not plan.uncovered_groups else "not_needed",
+        event=event,
+        tokens_after=after,
+        reached_trigger=after <= budget.trigger,
+        masked=len(masked.results),
+        tokens_saved=masked.tokens_saved,
+        mask_event=event,
+    )

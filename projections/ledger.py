@@ -254,6 +254,7 @@ class Session:
         target: float | None = None,
         max_steps: int = 4,
         backoff_groups: int = 4,
+        mask_results: bool = True,
     ) -> CompactionOutcome:
         """Summarise what the window leaves out, behind the validation gate, until the rendered
         context is at or under the trigger (DESIGN §5; see ``session.compaction``).
@@ -272,6 +273,9 @@ class Session:
             target: aim the context at ``target`` × usable (default 0.6).
             backoff_groups: after a rejected attempt, the next one waits for this many new
                 groups (0: try again now, as an operator with another summarizer may).
+            mask_results: first mask tool results older than the last ``keep_groups`` groups
+                (recorded as ``ResultsMasked``; the ladder's cheapest step) and summarise only
+                when the context is still over the aim.
         """
         options = CompactionOptions(
             keep_groups=keep_groups,
@@ -280,6 +284,7 @@ class Session:
             summary_budget=summary_budget,
             tool_result_tokens=tool_result_tokens,
             backoff_groups=backoff_groups,
+            mask_results=mask_results,
         )
         return await compact_session(self, budget, options, summarizer, max_steps)
 

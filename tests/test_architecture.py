@@ -289,7 +289,7 @@ def test_every_error_derives_from_ledger_error() -> None:
     from eventstore import LedgerError
 
     errors = [getattr(eventstore, n) for n in eventstore.__all__ if n.endswith("Error")]
-    errors += [getattr(projections.errors, n) for n in projections.errors.__all__]
+    errors += [getattr(projections.errors, n) for n in projections.errors.__all__ if "Error" in n]
     errors.append(eventstore.IdempotencyConflict)
     assert all(issubclass(error, LedgerError) for error in errors)
 

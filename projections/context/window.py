@@ -27,7 +27,8 @@ Section = Literal["prefix", "pinned", "window"]
 class _Figures:
     tokens: int
     limit: int
-    dropped_groups: int
+    dropped_groups: int  # groups left out, whether a summary covers them or not
+    uncovered_groups: int = 0  # groups left out that no summary covers (lost to the model)
 
     @property
     def over_budget(self) -> bool:
@@ -90,7 +91,8 @@ def plan_groups(
         sections[index] = "window"
         total += size(index)
     chosen = tuple((index, sections[index]) for index in sorted(sections))
-    return GroupPlan(total, limit, group_count - len(chosen), chosen)
+    uncovered = group_count - floor - sum(1 for index in sections if index >= floor)
+    return GroupPlan(total, limit, group_count - len(chosen), max(uncovered, 0), chosen)
 
 
 def plan_window(
@@ -119,4 +121,4 @@ def plan_window(
         fixed_tokens=fixed_tokens,
     )
     chosen = tuple((groups[index], section) for index, section in plan.chosen)
-    return WindowPlan(plan.tokens, plan.limit, plan.dropped_groups, chosen)
+    return WindowPlan(plan.tokens, plan.limit, plan.dropped_groups, plan.uncovered_groups, chosen)

@@ -71,6 +71,7 @@ class Trip:
         self.before_compaction: int | None = None
         self.compactions: list[dict[str, Any]] = []
         self.attempts: list[CompactionOutcome] = []  # every compaction call that attempted
+        self.maskings = 0  # compactions whose first step masked old tool results
         self.after_turns: list[int] = []  # the context's tokens after each turn
 
     async def render(self) -> RenderedContext:
@@ -170,7 +171,7 @@ class Trip:
             pinned=kept_pins,
         )
         self.narrator.show(budget_bar(manifest.tokens["total"], usable, trigger, "window"))
-        bad = await self.compact(summarizer=careless_summarizer)
+        bad = await self.compact(summarizer=careless_summarizer, mask_results=False)
         reason = bad.event.data["reason"] if bad.event and bad.event.data else ""
         self.narrator.step(
             "a bad summary is rejected",
@@ -186,6 +187,8 @@ class Trip:
         await self._report_compaction(good, index)
 
     async def _report_compaction(self, outcome: CompactionOutcome, index: int) -> None:
+        if outcome.masked:
+            await self._report_masking(outcome, index)
         if outcome.result != "committed" or outcome.event is None:
             return
         version = outcome.summary_version
@@ -215,6 +218,25 @@ class Trip:
                 DEMO_BUDGET.trigger,
                 f"with summary v{version}",
             )
+        )
+
+    async def _report_masking(self, outcome: CompactionOutcome, index: int) -> None:
+        self.maskings += 1
+        enough = outcome.result == "masked"
+        self.narrator.step(
+            "old tool results masked",
+            f"After turn {index}: the ladder's first step served {outcome.masked} old tool "
+            f"result(s) as a short digest naming the event that keeps each in full "
+            f"({outcome.tokens_saved:,} tokens saved; ResultsMasked is recorded, the call and "
+            f"its result stay one group). "
+            + (
+                "That was enough: no summary needed."
+                if enough
+                else "Still over the aim: the older groups are summarised next."
+            ),
+            masked=outcome.masked,
+            tokens_saved=outcome.tokens_saved,
+            summary_needed=not enough,
         )
 
 

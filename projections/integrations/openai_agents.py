@@ -16,42 +16,91 @@ starts one holding every item but the last, each recorded as ``GenerationStarted
 :meth:`LedgerSession.items_at` gives the items as they were at any earlier tenant position.
 
 With ``compaction`` set, ``get_items`` returns the compacted context instead of the raw
-history: a tool-safe window, pins and a validated summary under the token budget (compacting
-first when the context crosses the trigger), so long sessions never overflow.
+history: a tool-safe window (old tool results masked), pins and a validated summary under the
+token budget, compacting first when the context crosses the trigger (a rejected attempt is not
+retried before enough new groups arrived). When even the prefix, the pins and the last turn
+are over the usable budget, the caller is told: a :class:`ContextOverBudgetWarning` by
+default, a :class:`ContextOverBudgetError` with ``on_over_budget="raise"``.
 """
 
 from __future__ import annotations
 
+import warnings
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal
 
 from uuid_utils.compat import uuid7
 
 from eventstore import NewEvent
+from projections.compactor import CompactionOutcome
 from projections.context.budget import Budget
 from projections.context.formats import from_messages, to_messages
+from projections.errors import ConfigurationError, ContextOverBudgetError, ContextOverBudgetWarning
 from projections.ledger import Ledger, Session
 from projections.session.fold import SessionView
+from projections.session.render import Manifest, RenderedContext
 from projections.summaries.summarizer import Summarizer, SummarizerFunction
 
 if TYPE_CHECKING:
     from agents.memory.session_settings import SessionSettings
 
-__all__ = ["GENERATION_STARTED", "CompactionSettings", "LedgerSession"]
+__all__ = [
+    "GENERATION_STARTED",
+    "CompactionSettings",
+    "ContextOverBudgetError",
+    "ContextOverBudgetWarning",
+    "LedgerSession",
+]
 
 GENERATION_STARTED = "GenerationStarted"
 
 
+OverBudget = Literal["warn", "raise", "ignore"]
+
+
 @dataclass(frozen=True)
 class CompactionSettings:
-    """How ``get_items`` compacts: the model's budget, the groups always kept, the summarizer
-    (the offline one by default) and how much room a compaction makes."""
+    """How ``get_items`` compacts.
+
+    Args:
+        budget: the model's budget (the context served stays within ``budget.usable``).
+        keep_groups: the most recent groups always kept verbatim.
+        summarizer: the offline, deterministic one by default.
+        target: a compaction aims the context at ``target`` × usable (None: 0.6).
+        summary_budget: an upper bound for the summary's tokens (None: a share of the room
+            the prefix, pins and last groups leave, never more than that room).
+        backoff_groups: after a rejected summary, wait for this many new groups.
+        mask_results: mask old tool results first (the ladder's cheapest step).
+        on_over_budget: what to do when the context is over usable even after compaction:
+            ``"warn"`` (a :class:`ContextOverBudgetWarning`), ``"raise"`` (a
+            :class:`ContextOverBudgetError` from ``get_items``) or ``"ignore"``.
+    """
 
     budget: Budget
     keep_groups: int = 6
     summarizer: Summarizer | SummarizerFunction | None = None
-    target: float = 0.5
-    summary_budget: int = 2000
+    target: float | None = None
+    summary_budget: int | None = None
+    backoff_groups: int = 4
+    mask_results: bool = True
+    on_over_budget: OverBudget = "warn"
+
+    def __post_init__(self) -> None:
+        usable = self.budget.usable
+        if self.on_over_budget not in ("warn", "raise", "ignore"):
+            raise ConfigurationError(
+                f"on_over_budget must be 'warn', 'raise' or 'ignore', got {self.on_over_budget!r}"
+            )
+        if self.target is not None and not 0 < self.target <= 1:
+            raise ConfigurationError(f"target is a share of usable in (0, 1], got {self.target}")
+        if self.keep_groups < 1:
+            raise ConfigurationError(f"keep_groups must be at least 1, got {self.keep_groups}")
+        if self.summary_budget is not None and not 0 < self.summary_budget < usable:
+            raise ConfigurationError(
+                f"summary_budget {self.summary_budget} does not fit the usable budget of "
+                f"{usable} tokens: give fewer tokens, or leave it None (a share of the room "
+                f"left next to the prefix, pins and last groups)"
+            )
 
 
 class LedgerSession:
@@ -84,6 +133,10 @@ class LedgerSession:
         self.user_id = user_id
         self.compaction = compaction
         self.control_stream = f"agents/{session_id}"
+        #: the manifest of the context ``get_items`` last served (with ``compaction``)
+        self.last_manifest: Manifest | None = None
+        #: what the last compaction ``get_items`` ran did (None: none was due)
+        self.last_compaction: CompactionOutcome | None = None
 
     async def _generation(self, at_position: int | None = None) -> tuple[str, int]:
         """The current generation's name and the control stream's version."""
@@ -119,20 +172,46 @@ class LedgerSession:
     async def _compacted(self, session: Session) -> list[Any]:
         settings = self.compaction
         assert settings is not None
-        rendered = await session.render(settings.budget, keep_groups=settings.keep_groups)
-        if settings.budget.need_compaction(rendered.manifest.tokens["total"]):
-            await session.compact(
-                settings.budget,
+        budget, keep = settings.budget, settings.keep_groups
+        rendered = await session.render(budget, keep_groups=keep, fmt="responses")
+        self.last_compaction = None
+        manifest = rendered.manifest
+        if budget.need_compaction(manifest.tokens["total"]) or manifest.uncovered_groups:
+            outcome = await session.compact(
+                budget,
                 summarizer=settings.summarizer,
-                keep_groups=settings.keep_groups,
+                keep_groups=keep,
                 target=settings.target,
                 summary_budget=settings.summary_budget,
+                backoff_groups=settings.backoff_groups,
+                mask_results=settings.mask_results,
             )
-        rendered = await session.render(
-            settings.budget, keep_groups=settings.keep_groups, fmt="responses"
-        )
+            self.last_compaction = outcome
+            if outcome.result not in ("not_needed", "backoff") or outcome.masked:
+                rendered = await session.render(budget, keep_groups=keep, fmt="responses")
+        self.last_manifest = rendered.manifest
+        self._tell_if_over(rendered)
         items: list[Any] = rendered.wire
         return items
+
+    def _tell_if_over(self, rendered: RenderedContext) -> None:
+        settings = self.compaction
+        assert settings is not None
+        tokens, usable = rendered.manifest.tokens, settings.budget.usable
+        if tokens["total"] <= usable or settings.on_over_budget == "ignore":
+            return
+        why = (
+            f"the prefix ({tokens['prefix']}), the pins ({tokens['pinned']}) and the last "
+            f"turn ({tokens['window']}) alone do not fit; shorten the system prompt, unpin "
+            f"messages, lower keep_groups or raise the budget"
+        )
+        if settings.on_over_budget == "raise":
+            raise ContextOverBudgetError(tokens["total"], usable, why)
+        message = f"session {self.session_id!r}: the context is {tokens['total']} tokens, over "
+        warnings.warn(
+            ContextOverBudgetWarning(f"{message}the usable budget of {usable}: {why}"),
+            stacklevel=3,
+        )
 
     async def add_items(self, items: list[Any]) -> None:
         """Append items (one event per message; a call and its outputs stay one group)."""

@@ -13,7 +13,7 @@ from blake3 import blake3
 from eventstore.encoding import canonical_json
 from projections.context.grouping import Grouper
 from projections.context.messages import Message
-from projections.session.state import SessionState, Unreadable
+from projections.session.state import Mask, SessionState, Unreadable
 from projections.summaries.chain import SummaryChain
 
 __all__ = ["decode_state", "encode_state", "state_digest", "state_to_dict"]
@@ -42,6 +42,8 @@ def state_to_dict(state: SessionState) -> dict[str, Any]:
         "chain": state.chain.to_dict(),
         "unreadable": [u.as_dict() for u in state.unreadable],
         "erased": sorted(state.erased),
+        "message_event_ids": state.message_event_ids,
+        "masks": [mask.as_dict() for mask in state.masks.values()],
     }
 
 
@@ -54,7 +56,7 @@ def decode_state(data: bytes) -> SessionState:
     """A state saved by :func:`encode_state`."""
     raw = orjson.loads(data)
     messages = [Message.model_validate(m) for m in raw["messages"]]
-    return SessionState(
+    state = SessionState(
         messages=messages,
         tokens={m.id: n for m, n in zip(messages, raw["tokens"], strict=True)},
         encoding_of=raw["encoding_of"],
@@ -76,7 +78,11 @@ def decode_state(data: bytes) -> SessionState:
         chain=SummaryChain.from_dict(raw["chain"]),
         unreadable=[Unreadable(**u) for u in raw["unreadable"]],
         erased=set(raw["erased"]),
+        message_event_ids=raw["message_event_ids"],
     )
+    for mask in raw["masks"]:
+        state.add_mask(Mask(**mask))
+    return state
 
 
 def state_digest(state: SessionState) -> str:

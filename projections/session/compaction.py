@@ -36,6 +36,8 @@ __all__ = ["CompactionOptions", "CompactionPlan", "Skip", "plan_compaction"]
 
 Count = Callable[[str], int]
 MIN_SUMMARY_TOKENS = 96
+TOOL_HEAVY_SHARE = 0.95  # of the room, for the summary, when tool results dominate the chunk
+CONVERSATION_SHARE = 0.5  # in conversation: the rest is left for the window and recall
 
 
 @dataclass(frozen=True)
@@ -52,6 +54,9 @@ class CompactionOptions:
             of what is summarised, else 0.5).
         tool_result_tokens: tool results are cut to this many tokens before summarising.
         backoff_groups: after a rejection, wait for this many new groups before trying again.
+        mask_results: mask old tool results first (the ladder's first step; see
+            ``session.masking``), and summarise only if the context is still over the aim.
+        mask_min_tokens: results smaller than this are never masked.
     """
 
     keep_groups: int = 6
@@ -61,6 +66,12 @@ class CompactionOptions:
     summary_share: float | None = None
     tool_result_tokens: int = 400
     backoff_groups: int = 4
+    mask_results: bool = True
+    mask_min_tokens: int = 64
+
+    def aim(self, budget: Budget) -> int:
+        """The tokens a compaction aims the rendered context at."""
+        return int((self.target or 0.6) * budget.usable)
 
 
 @dataclass(frozen=True)
@@ -127,16 +138,21 @@ def plan_compaction(
     if (skip := _backoff(cut, options)) is not None:
         return skip
     fixed = _fixed_tokens(cut, 1)  # the prefix, the pins and the current turn
-    aim = int((options.target or 0.6) * budget.usable)
+    aim = options.aim(budget)
     room = max(aim - fixed, MIN_SUMMARY_TOKENS)
-    chunk, _ = _chunk(cut, options, aim - room // 2)
+    # The largest chunk any share could give decides whether there is anything to summarise
+    # and whether tool results dominate it.
+    chunk, _ = _chunk(cut, options, aim - int(TOOL_HEAVY_SHARE * room))
     if not chunk:
         return Skip("not_needed", "the window keeps every group the summary does not cover")
-    share = options.summary_share or (0.95 if _tool_heavy(chunk, state.tokens) else 0.5)
+    heavy = _tool_heavy(chunk, state.tokens)
+    share = options.summary_share or (TOOL_HEAVY_SHARE if heavy else CONVERSATION_SHARE)
     summary_budget = max(int(share * room), MIN_SUMMARY_TOKENS)
     if options.summary_budget is not None:
         summary_budget = max(min(summary_budget, options.summary_budget), MIN_SUMMARY_TOKENS)
     chunk, tail = _chunk(cut, options, aim - summary_budget)
+    if not chunk:
+        return Skip("not_needed", "the window keeps every group the summary does not cover")
     # What the tail does not use goes to the summary too (a tool group that does not fit
     # would otherwise leave its room empty).
     summary_budget = max(summary_budget, aim - tail)

@@ -21,11 +21,13 @@ from projections.summaries.schema_v2 import CompactionSummaryV2
 
 __all__ = [
     "SESSION_EVENTS",
+    "MaskedResult",
     "MessageAppended",
     "MessagesPinned",
     "MessagesUnpinned",
     "ModelCallRecorded",
     "ProtocolIssueRecorded",
+    "ResultsMasked",
     "SessionEvent",
     "SummaryCommitted",
     "SummaryRejected",
@@ -173,6 +175,29 @@ class SummaryRejected(SessionEvent):
     groups: int | None = Field(default=None, ge=0)
 
 
+class MaskedResult(BaseModel):
+    """One tool result served as ``text`` (a digest naming the event that keeps it all)."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    message_id: str = Field(min_length=1)
+    event_id: str = Field(min_length=1)
+    tokens_before: int = Field(ge=0)
+    tokens: int = Field(ge=0)
+    text: str = Field(min_length=1)
+
+
+class ResultsMasked(SessionEvent):
+    """Old tool results that renders from now on serve as a short digest (the ladder's first
+    step): the groups stay whole, the log keeps every result in full."""
+
+    type_name: ClassVar[str] = "ResultsMasked"
+
+    results: list[MaskedResult] = Field(min_length=1)
+    keep_groups: int = Field(ge=0)
+    tokens_saved: int = Field(ge=0)
+
+
 class SummaryRolledBack(SessionEvent):
     """The summary head moved back (``to_version`` None: no summary, the window is served)."""
 
@@ -191,6 +216,7 @@ SESSION_EVENTS: dict[str, type[SessionEvent]] = {
         MessagesUnpinned,
         ModelCallRecorded,
         ProtocolIssueRecorded,
+        ResultsMasked,
         SummaryCommitted,
         SummaryRejected,
         SummaryRolledBack,

@@ -24,12 +24,13 @@ from projections.session.events import (
     MessagesPinned,
     MessagesUnpinned,
     ModelCallRecorded,
+    ResultsMasked,
     SessionEvent,
     SummaryCommitted,
     SummaryRejected,
     SummaryRolledBack,
 )
-from projections.session.state import SessionState, Unreadable
+from projections.session.state import Mask, SessionState, Unreadable
 from projections.summaries.chain import CommittedSummary
 from projections.summaries.schema_v2 import CompactionSummaryV2
 
@@ -49,7 +50,7 @@ def describe_problem(error: ValidationError) -> str:
 
 
 def _message(state: SessionState, event: RecordedEvent, data: MessageAppended) -> None:
-    state.add_message(data.message, data.tokens, event.version, event.hash)
+    state.add_message(data.message, data.tokens, event.version, event.hash, str(event.event_id))
     state.encoding_of[data.message.id] = data.encoding
 
 
@@ -95,6 +96,18 @@ def _v2_coverage(state: SessionState, summary: CompactionSummaryV2) -> tuple[int
     return bisect_right(versions, summary.coverage.last), tainted
 
 
+def _masked(state: SessionState, event: RecordedEvent, data: ResultsMasked) -> None:
+    # The saving is taken from the state's own count, never from the payload; a result that
+    # was erased meanwhile has another id now, so its digest is never served.
+    for result in data.results:
+        tokens = state.tokens.get(result.message_id)
+        if tokens is not None and tokens > result.tokens:
+            saved = tokens - result.tokens
+            state.add_mask(
+                Mask(result.message_id, event.version, result.text, result.tokens, saved)
+            )
+
+
 def _rolled_back(state: SessionState, event: RecordedEvent, data: SummaryRolledBack) -> None:
     state.chain.roll_back(event.version, data.to_version)
 
@@ -111,6 +124,7 @@ _HANDLERS: dict[str, _Handler] = {
     "SummaryCommitted": _committed,
     "SummaryRolledBack": _rolled_back,
     "SummaryRejected": _rejected,
+    "ResultsMasked": _masked,
     # Issues are recomputed by the grouper; the recorded ones are still checked, so that an
     # unreadable one is reported like any other.
     "ProtocolIssueRecorded": lambda state, event, data: None,
@@ -122,7 +136,8 @@ class SessionView:
 
     name = "context_view"
     #: 2: typed events, the summary chain in its own structure, unreadable events recorded.
-    version = 2
+    #: 3: event ids of messages, masked tool results.
+    version = 3
 
     @staticmethod
     def streams(session_id: str) -> list[str]:
@@ -192,7 +207,7 @@ def _erased(state: SessionState, event: RecordedEvent) -> None:
     if event.type == "MessageAppended":
         message = Message(id=f"erased:{event.event_id}", role="user", content=ERASED)
         state.erased.add(len(state.messages))
-        state.add_message(message, 0, event.version, event.hash)
+        state.add_message(message, 0, event.version, event.hash, str(event.event_id))
 
 
 def parse_event(event: RecordedEvent) -> SessionEvent | None:

@@ -4,7 +4,8 @@ The plan (``context.window.plan_groups``) keeps the prefix, pinned groups and th
 groups; the served summary goes right after the prefix, as an untrusted data block in a
 user-role message (never system). The manifest says what was sent and why: ids in order, their
 sections, tokens per section, the tokenizers, the budget, the summary version, a hash of the
-request, protocol issues and unreadable events up to then.
+request, protocol issues, unreadable events up to then and the tool results served masked
+(as their digest: ``ResultsMasked``).
 """
 
 from __future__ import annotations
@@ -48,6 +49,8 @@ class Manifest(BaseModel):
     as_of_version: int
     as_of_position: int
     unreadable: list[dict[str, Any]] = Field(default_factory=list)
+    masked: list[str] = Field(default_factory=list)  # tool results served as their digest
+    uncovered_groups: int = 0  # groups left out that no served summary covers
 
 
 class RenderedContext(BaseModel):
@@ -102,7 +105,7 @@ def render(
             messages.append(summary_message(pending))
             sections.append("summary")
             pending = None
-        for message in cut.group_messages(group):
+        for message in cut.served_messages(group):
             messages.append(message)
             sections.append(section)
     if pending is not None:
@@ -124,7 +127,7 @@ def _manifest(
     wire: Any,
 ) -> Manifest:
     counts = [
-        active.tokens if section == "summary" and active else cut.state.tokens[message.id]
+        active.tokens if section == "summary" and active else cut.message_tokens(message.id)
         for message, section in zip(messages, sections, strict=True)
     ]
     per_section = dict.fromkeys(("prefix", "summary", "pinned", "window"), 0)
@@ -143,10 +146,12 @@ def _manifest(
         request_hash=blake3(canonical_json({"format": fmt, "messages": wire})).hexdigest(),
         over_budget=plan.over_budget,
         dropped_groups=plan.dropped_groups,
+        uncovered_groups=plan.uncovered_groups,
         protocol_issues=[issue.as_dict() for issue in cut.issues],
         as_of_version=cut.version,
         as_of_position=cut.position,
         unreadable=[u.as_dict() for u in cut.unreadable()],
+        masked=[m.id for m in messages if cut.mask_of(m.id) is not None],
     )
 
 

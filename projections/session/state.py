@@ -15,7 +15,29 @@ from projections.context.grouping import Grouper, ProtocolIssue
 from projections.context.messages import Message
 from projections.summaries.chain import CommittedSummary, SummaryChain
 
-__all__ = ["Cut", "SessionState", "Unreadable"]
+__all__ = ["Cut", "Mask", "SessionState", "Unreadable"]
+
+
+@dataclass(frozen=True)
+class Mask:
+    """A tool result served as a digest from stream version ``version`` on (``ResultsMasked``):
+    ``text`` in place of the content, ``tokens`` in place of the result's, ``saved`` fewer."""
+
+    message_id: str
+    version: int
+    text: str
+    tokens: int
+    saved: int
+
+    def as_dict(self) -> dict[str, Any]:
+        """The mask as JSON-ready data (snapshots)."""
+        return {
+            "message_id": self.message_id,
+            "version": self.version,
+            "text": self.text,
+            "tokens": self.tokens,
+            "saved": self.saved,
+        }
 
 
 @dataclass(frozen=True)
@@ -69,6 +91,9 @@ class SessionState:
     chain: SummaryChain = field(default_factory=SummaryChain)
     unreadable: list[Unreadable] = field(default_factory=list)
     erased: set[int] = field(default_factory=set)  # indexes of erased messages
+    message_event_ids: list[str] = field(default_factory=list)  # event id of each message
+    masks: dict[str, Mask] = field(default_factory=dict)  # by message id
+    group_masks: dict[int, list[Mask]] = field(default_factory=dict)  # derived from masks
 
     @property
     def encodings(self) -> set[str]:
@@ -80,7 +105,12 @@ class SessionState:
         return [message.id for message in self.messages]
 
     def add_message(
-        self, message: Message, tokens: int, version: int, event_hash: str = ""
+        self,
+        message: Message,
+        tokens: int,
+        version: int,
+        event_hash: str = "",
+        event_id: str = "",
     ) -> None:
         """Append a message and keep groups, prefix and group sizes current."""
         groups_before = len(self.grouper.starts)
@@ -89,6 +119,7 @@ class SessionState:
         self.messages.append(message)
         self.message_versions.append(version)
         self.message_hashes.append(event_hash)
+        self.message_event_ids.append(event_id)
         self.tokens[message.id] = tokens
         self.grouper.add(message)
         self.issue_counts += [len(self.messages)] * (len(self.grouper.issues) - issues_before)
@@ -98,6 +129,13 @@ class SessionState:
                 self.prefix_end += 1
         else:
             self.group_tokens[-1] += tokens
+
+    def add_mask(self, mask: Mask) -> None:
+        """Serve a tool result as its digest from ``mask.version`` on (the first mask wins)."""
+        if mask.message_id in self.masks or mask.message_id not in self.index_of:
+            return
+        self.masks[mask.message_id] = mask
+        self.group_masks.setdefault(self.group_of(mask.message_id), []).append(mask)
 
     def covered_hash(self, message_ids: Iterable[str]) -> str:
         """BLAKE3 over the event hashes of these messages, in session order: what a summary
@@ -201,15 +239,41 @@ class Cut:
         return group + 1 if self.state.grouper.bounds(group)[1] <= end else group
 
     def group_tokens(self, group: int) -> int:
-        """Tokens of a group as of the cut."""
-        if group == self.groups - 1:
-            return self.last_group_tokens
-        return self.state.group_tokens[group]
+        """Tokens of a group as of the cut, as served (masked results count as their digest)."""
+        tokens = (
+            self.last_group_tokens if group == self.groups - 1 else self.state.group_tokens[group]
+        )
+        for mask in self.state.group_masks.get(group, ()):
+            if mask.version <= self.version:
+                tokens -= mask.saved
+        return tokens
 
     def group_messages(self, group: int) -> list[Message]:
-        """The messages of a group as of the cut."""
+        """The messages of a group as of the cut, as logged (what summarizers read)."""
         first, end = self.state.grouper.bounds(group)
         return self.state.messages[first : min(end, self.count)]
+
+    def mask_of(self, message_id: str) -> Mask | None:
+        """The mask serving this message as of the cut, if any."""
+        mask = self.state.masks.get(message_id)
+        return mask if mask is not None and mask.version <= self.version else None
+
+    def served_messages(self, group: int) -> list[Message]:
+        """The messages of a group as a render serves them: masked results as their digest."""
+        messages = self.group_messages(group)
+        if group not in self.state.group_masks:
+            return messages
+        return [
+            message.model_copy(update={"content": mask.text})
+            if (mask := self.mask_of(message.id)) is not None
+            else message
+            for message in messages
+        ]
+
+    def message_tokens(self, message_id: str) -> int:
+        """A message's tokens as served."""
+        mask = self.mask_of(message_id)
+        return mask.tokens if mask is not None else self.state.tokens[message_id]
 
     def pinned_groups(self) -> set[int]:
         """The groups holding a message pinned as of the cut."""

@@ -16,7 +16,8 @@ verbatim, so a right summary is never refused for the way it is written.
 - ``open_questions``: the parent's open questions are kept, answered later (the shared
   ``is_answered`` rule), or listed as expired;
 - ``carried_facts``: the parent's confirmed facts are kept unless a newer fact of the same key
-  supersedes them;
+  supersedes them, or they are listed in ``dropped_facts`` and do not fit the budget next to
+  the carried facts kept (with nothing else: capacity, never preference);
 - ``budget``: the block fits its token budget;
 - ``no_instructions``: no directive to the model anywhere in the summary.
 """
@@ -41,7 +42,7 @@ from projections.summaries.normalize import (
     sentences,
     terms,
 )
-from projections.summaries.schema_v2 import CompactionSummaryV2, Coverage, Value
+from projections.summaries.schema_v2 import CompactionSummaryV2, Coverage, FactV2, Value
 from projections.summaries.temporal import anchor_relative_dates, message_date
 from projections.summaries.validation import CheckResult, ValidationReport, year_implied
 
@@ -101,7 +102,7 @@ def validate_summary_v2(
         _result("quantities", _quantity_problems(candidate, sources)),
         _result("negation", _negation_problems(candidate, sources)),
         _result("open_questions", _question_problems(candidate, parent, sources)),
-        _result("carried_facts", _carried_problems(candidate, parent)),
+        _result("carried_facts", _carried_problems(candidate, parent, budget, count_tokens)),
         _result("budget", _budget_problems(candidate, budget, count_tokens)),
         _result("no_instructions", _instruction_problems(candidate)),
     ]
@@ -140,17 +141,18 @@ def _message_text(message: Message) -> str:
 
 def _value_problems(summary: CompactionSummaryV2, sources: Sources) -> list[str]:
     problems = []
+    parsed: dict[int, dict[str, Any]] = {}  # each message's JSON and text, worked out once
     for value in summary.values:
         message = sources.get(value.src)
         if message is None:
             continue  # reported by "sources"
-        problem = _value_problem(value, message)
+        problem = _value_problem(value, message, parsed.setdefault(value.src, {}))
         if problem:
             problems.append(f"value {value.key}={value.value!r} @{value.src}: {problem}")
     return problems
 
 
-def _value_problem(value: Value, message: Message) -> str | None:
+def _value_problem(value: Value, message: Message, cache: dict[str, Any]) -> str | None:
     if value.anchor is not None:
         when = message_date(message)
         resolved = dict(anchor_relative_dates(text_of(message), when)) if when else {}
@@ -158,42 +160,65 @@ def _value_problem(value: Value, message: Message) -> str | None:
             return f"{value.anchor!r} in that message does not resolve to {value.value}"
         return None
     if value.path is not None:
-        found = _at_path(message, value.path)
+        found = _at_path(message, value.path, cache)
         if found is _MISSING:
             return f"the message has no {value.path}"
         if str(found).strip() != value.value:
             return f"{value.path} holds {found!r}"
         return None
-    # Whole token: no ASCII letter or digit may continue it (CJK text runs on without spaces).
-    pattern = rf"(?<![A-Za-z0-9_]){re.escape(value.value)}(?![A-Za-z0-9_])"
-    if re.search(pattern, _message_text(message)) is None:
+    if "text" not in cache:
+        cache["text"] = _message_text(message)
+    if not _whole_token_in(value.value, cache["text"]):
         return "it does not occur in that message"
     return None
 
 
+def _whole_token_in(needle: str, text: str) -> bool:
+    """Whether ``needle`` occurs in ``text`` as a whole token: no ASCII letter, digit or
+    underscore may continue it on either side (CJK text runs on without spaces)."""
+    start = text.find(needle)
+    while start >= 0:
+        end = start + len(needle)
+        if not _WORD_CHAR.match(text[start - 1 : start]) and not _WORD_CHAR.match(
+            text[end : end + 1]
+        ):
+            return True
+        start = text.find(needle, start + 1)
+    return False
+
+
+_WORD_CHAR = re.compile(r"[A-Za-z0-9_]")
 _MISSING = object()
 
 
-def _at_path(message: Message, path: str) -> Any:
-    document: Any
+def _at_path(message: Message, path: str, cache: dict[str, Any]) -> Any:
+    """The value at ``path`` in the message's JSON (a tool result, or ``call[i].…`` for a
+    call's arguments); each document is parsed once per check (``cache``)."""
+    source = "result"
     if path.startswith("call["):
-        index, _, path = path[5:].partition("]")
-        try:
-            document = json.loads(message.tool_calls[int(index)].arguments)
-        except (ValueError, IndexError):
-            return _MISSING
+        source, _, path = path[5:].partition("]")
         path = path.lstrip(".")
-    else:
-        try:
-            document = json.loads(text_of(message))
-        except ValueError:
-            return _MISSING
+    if source not in cache:
+        cache[source] = _document(message, source)
+    document = cache[source]
+    if document is _MISSING:
+        return _MISSING
     for index, key in _PATH_PART.findall(path):
         try:
             document = document[int(index)] if index else document[key]
         except (KeyError, IndexError, TypeError):
             return _MISSING
     return document
+
+
+def _document(message: Message, source: str) -> Any:
+    """The parsed tool result (``source`` "result") or the arguments of call ``source``."""
+    try:
+        if source == "result":
+            return json.loads(text_of(message))
+        return json.loads(message.tool_calls[int(source)].arguments)
+    except (ValueError, IndexError):
+        return _MISSING
 
 
 def _statements(summary: CompactionSummaryV2) -> Iterable[tuple[str, str, list[int]]]:
@@ -296,21 +321,57 @@ def _question_problems(
 
 
 def _carried_problems(
-    summary: CompactionSummaryV2, parent: CompactionSummaryV2 | None
+    summary: CompactionSummaryV2,
+    parent: CompactionSummaryV2 | None,
+    budget: int | None,
+    count_tokens: Callable[[str], int] | None,
 ) -> list[str]:
-    if parent is None:
-        return []
+    confirmed = {f.key: f for f in (parent.facts if parent else []) if f.status == "confirmed"}
     current = {fact.key: fact for fact in summary.facts}
-    problems = []
-    for old in parent.facts:
-        if old.status != "confirmed":
-            continue
+    dropped = {fact.key for fact in summary.dropped_facts}
+    problems = [
+        f"dropped_facts names {key!r}, not a confirmed fact of the previous version"
+        for key in sorted(dropped - confirmed.keys())
+    ]
+    kept = [fact for fact in summary.facts if fact.key in confirmed]
+    for old in confirmed.values():
         new = current.get(old.key)
-        if new is None:
+        if new is None and old.key not in dropped:
             problems.append(f"confirmed fact {old.key!r} ({old.value!r}) was dropped")
-        elif new.value != old.value and max(new.src) <= max(old.src):
+        elif new is None and _fits_beside(kept, old, summary, budget, count_tokens):
+            problems.append(
+                f"confirmed fact {old.key!r} was dropped for capacity, but it fits next to the "
+                f"carried facts within the budget of {budget}"
+            )
+        elif new is not None and new.value != old.value and max(new.src) <= max(old.src):
             problems.append(f"confirmed fact {old.key!r} changed without a newer source")
     return problems
+
+
+def _fits_beside(
+    kept: list[FactV2],
+    fact: FactV2,
+    summary: CompactionSummaryV2,
+    budget: int | None,
+    count_tokens: Callable[[str], int] | None,
+) -> bool:
+    """Whether ``fact`` fits in the budget next to the carried facts kept, with nothing else:
+    a capacity drop is accepted only when the carried facts alone fill the budget."""
+    if budget is None or count_tokens is None:
+        return True  # no budget: no capacity to run out of
+    alone = summary.model_copy(update={**_NOTHING, "facts": [*kept, fact]})
+    return count_tokens(render_summary_block_v2(alone)) <= budget
+
+
+_NOTHING: dict[str, list[Any]] = {
+    "values": [],
+    "facts": [],
+    "decisions": [],
+    "open_questions": [],
+    "expired_questions": [],
+    "dropped_facts": [],
+    "tools": [],
+}
 
 
 def _budget_problems(

@@ -4,7 +4,9 @@ gives the same bytes. Pure apart from being ``async`` (the summarizer interface)
 It merges the previous summary with what the chunk established:
 
 - facts: user constraints verbatim (confirmed), assistant statements (tentative); a fact of the
-  previous version stays unless a newer one with the same key supersedes it;
+  previous version stays unless a newer one with the same key supersedes it, or unless the
+  carried facts alone no longer fit the budget: then the oldest are dropped, recorded in
+  ``dropped_facts``;
 - decisions with their reasons, verbatim; open questions, minus the ones answered (the shared
   ``is_answered`` rule), the oldest expiring beyond four (recorded);
 - the value ledger: every identifier, code, amount, date, time, count and name, with its source
@@ -29,6 +31,7 @@ from projections.summaries.extract import extract, open_questions
 from projections.summaries.schema_v2 import (
     CompactionSummaryV2,
     DecisionV2,
+    DroppedFact,
     FactV2,
     ToolDigestV2,
     Value,
@@ -85,7 +88,34 @@ def summarize_v2(request: SummaryRequest) -> CompactionSummaryV2:
     values = _values(previous, chunk, versions)
     tools = [*(previous.tools if previous else []), *_tool_lines(chunk, versions)]
     carried = {f.key for f in (previous.facts if previous else []) if f.status == "confirmed"}
+    draft = _drop_for_capacity(draft, carried, request.budget_tokens, request.count_tokens)
     return _fit(draft, values, tools, request.budget_tokens, request.count_tokens, carried)
+
+
+def _drop_for_capacity(
+    draft: CompactionSummaryV2, carried: set[str], budget: int, count: Callable[[str], int]
+) -> CompactionSummaryV2:
+    """When the carried confirmed facts alone do not fit the budget, keep the newest that fit
+    and record the others in ``dropped_facts`` (the gate re-checks that they do not fit)."""
+    must = [fact for fact in draft.facts if fact.key in carried]
+
+    def fits(facts: list[FactV2]) -> bool:
+        alone = draft.model_copy(update={**_EMPTY, "facts": facts})
+        return count(render_summary_block_v2(alone)) <= budget
+
+    if fits(must):
+        return draft
+    kept: list[FactV2] = []
+    for fact in sorted(must, key=lambda f: -max(f.src)):
+        if fits([*kept, fact]):
+            kept.append(fact)
+    dropped = [fact for fact in must if fact not in kept]
+    return draft.model_copy(
+        update={
+            "facts": [fact for fact in draft.facts if fact not in dropped],
+            "dropped_facts": [DroppedFact(key=f.key, src=f.src) for f in dropped],
+        }
+    )
 
 
 def _merge_facts(carried: Sequence[FactV2], new: Sequence[FactV2]) -> list[FactV2]:
@@ -166,10 +196,12 @@ def _fit(
     the first render's measured ratio, then the choice is checked against the budget."""
     items = _ranked(draft, values, tools, carried)
     costs = [count(item.line) + 1 for item in items]
-    room = budget - count(render_summary_block_v2(draft.model_copy(update=_EMPTY)))
+    empty = {k: v for k, v in _EMPTY.items() if k not in ("expired_questions", "dropped_facts")}
+    room = budget - count(render_summary_block_v2(draft.model_copy(update=empty)))
     chosen = _greedy(items, costs, room, 1.0)
     used = count(render_summary_block_v2(_assemble(draft, chosen))) - (budget - room)
-    estimated = sum(costs[i] for i in range(len(items)) if items[i] in chosen)
+    picked = {id(item) for item in chosen}
+    estimated = sum(cost for item, cost in zip(items, costs, strict=True) if id(item) in picked)
     if chosen and 0 < used < estimated:
         chosen = _greedy(items, costs, room, used / estimated)
     summary = _assemble(draft, chosen)
@@ -193,6 +225,8 @@ _EMPTY: dict[str, list[Any]] = {
     "facts": [],
     "decisions": [],
     "open_questions": [],
+    "expired_questions": [],
+    "dropped_facts": [],
     "values": [],
     "tools": [],
 }
@@ -215,12 +249,12 @@ def _ranked(
     # Tier 0: the previous version's confirmed facts (they must be carried); then everything
     # by score: a user's constraint (12.5) and a decision with its reason (12) rank with the
     # user's own values (11-13), an open question 9, tool values 3-11, tool lines last.
+    # Carried facts go newest first, as the capacity drop keeps them.
     items = [
-        _Item(
-            0 if f.key in carried else 2, _fact_score(f), f"fact {f.key}: {f.value} @{f.src[0]}", f
-        )
+        _Item(0, max(f.src) / 1e9, _fact_line(f), f) if f.key in carried
+        else _Item(2, _fact_score(f), _fact_line(f), f)
         for f in draft.facts
-    ]
+    ]  # fmt: skip
     items += [
         _Item(2, (12.0 if d.reason else 7.0) - i / 1000, _decision_line(d), d)
         for i, d in enumerate(draft.decisions)

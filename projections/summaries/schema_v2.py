@@ -8,7 +8,9 @@ Differences from v1 (which stays readable, and renders as it always did):
 - ``values`` is a ledger of the identifiers, codes, amounts, dates, times, counts and names the
   conversation used, each verbatim, with its source and, for a tool result, its JSON key path;
 - facts are keyed by meaning (``budget.one_way``), decisions carry their reasons, open
-  questions may expire explicitly (recorded in ``expired_questions``).
+  questions may expire explicitly (recorded in ``expired_questions``), and when the carried
+  confirmed facts alone no longer fit the budget the oldest are dropped explicitly (recorded
+  in ``dropped_facts``).
 
 The JSON Schema is published in docs/compaction_summary.v2.schema.json. Pure: no I/O.
 """
@@ -25,6 +27,7 @@ __all__ = [
     "CompactionSummaryV2",
     "Coverage",
     "DecisionV2",
+    "DroppedFact",
     "FactV2",
     "QuestionV2",
     "ToolDigestV2",
@@ -99,6 +102,17 @@ class FactV2(BaseModel):
     speaker: Literal["user", "assistant", "tool", "system"] | None = None
 
 
+class DroppedFact(BaseModel):
+    """A confirmed fact of the previous version left out because the carried facts alone no
+    longer fit the summary's budget (the oldest go first): recorded, never silent."""
+
+    model_config = _MODEL
+
+    key: str = Field(min_length=1, max_length=200)
+    src: Sources
+    reason: Literal["capacity"] = "capacity"
+
+
 class DecisionV2(BaseModel):
     """A choice made, with its reason (``exclude G123`` because ``arrives later than planned``)."""
 
@@ -141,6 +155,7 @@ class CompactionSummaryV2(BaseModel):
     decisions: list[DecisionV2] = Field(default_factory=list)
     open_questions: list[QuestionV2] = Field(default_factory=list)
     expired_questions: list[QuestionV2] = Field(default_factory=list)
+    dropped_facts: list[DroppedFact] = Field(default_factory=list)
     tools: list[ToolDigestV2] = Field(default_factory=list)
     created_at: datetime
 

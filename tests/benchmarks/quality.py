@@ -10,7 +10,8 @@ ratio: ``usable = prefix + rest / k``), and rendered. Gold values are the scalar
 the run's gold actions; runs without gold actions are left out (they would count as retained).
 Measured per run, in the same process: the ceiling (the share of gold that occurs in the
 conversation at all), the window alone (no summary), today's v1 summary (the offline v1
-summarizer behind the v1 gate, on the same chunk and budget), and v2 (``Session.compact``);
+summarizer behind the v1 gate, on the same chunk and budget), v2 (``Session.compact``: old
+tool results masked first, then the rolling summary) and v2 with masking off;
 where each retained value came from (prefix, pinned, window, summary); the compression; the
 gate's pass rate; and tool groups split in the rendered context (must be 0).
 """
@@ -81,6 +82,19 @@ def origins(rendered: RenderedContext, gold: list[str]) -> Counter[str]:
     return found
 
 
+async def unmasked(name: str, messages: list[Message], gold: list[str], ratio: int) -> int:
+    """Gold values kept by v2 with masking off (the ladder's first step skipped)."""
+    async with EventStore.open("memory://") as store:
+        session = Ledger(store, snapshot_every=0).session("quality", name)
+        await session.append(messages)
+        budget = budget_for(await session.state(), ratio)
+        await session.compact(
+            budget, keep_groups=KEEP_GROUPS, target=1.0, max_steps=8, mask_results=False
+        )
+        text = wire_text(await session.render(budget, keep_groups=KEEP_GROUPS))
+    return sum(found_in(v, text) for v in gold)
+
+
 async def measure(
     name: str, messages: list[Message], gold: list[str], ratio: int
 ) -> dict[str, Any]:
@@ -113,6 +127,8 @@ async def measure(
         "window": sum(found_in(v, wire_text(window)) for v in gold),
         "v1": v1_found,
         "v2": sum(found_in(v, text) for v in gold),
+        "v2_unmasked": await unmasked(name, messages, gold, ratio),
+        "masked": outcome.masked,
         "origins": origins(after, gold),
         "compression": rest / max(after.manifest.tokens["total"] - prefix, 1),
         "attempts": [e.type for e in outcome.events],
@@ -163,6 +179,8 @@ async def run(limit: int | None) -> dict[str, Any]:
             "v1": sum(r["v1"] for r in rows) / gold,
             "v2": sum(r["v2"] for r in rows) / gold,
             "v2_of_ceiling": sum(r["v2"] for r in rows) / max(ceiling, 1),
+            "v2_unmasked": sum(r["v2_unmasked"] for r in rows) / gold,
+            "masked_results": sum(r["masked"] for r in rows),
             "origins": {k: origin[k] / gold for k in ("prefix", "pinned", "window", "summary")},
             "compression": statistics.median(r["compression"] for r in rows),
             "gate_pass": attempts.count("SummaryCommitted") / max(len(attempts), 1),
@@ -176,7 +194,7 @@ def report(results: dict[str, Any]) -> str:
     lines = [
         f"{'corpus @ compression':24} {'runs':>4} {'ceiling':>7} {'window':>6} {'v1':>6} "
         f"{'v2':>6} {'v2/ceil':>7} {'from window/summary':>19} {'ratio':>5} {'gate':>5} "
-        f"{'split':>5}"
+        f"{'split':>5} {'masked':>6} {'v2 unmasked':>11}"
     ]
     for name, r in results.items():
         origin = r["origins"]
@@ -184,7 +202,8 @@ def report(results: dict[str, Any]) -> str:
             f"{name:24} {r['runs']:>4} {r['ceiling']:>7.1%} {r['window']:>6.1%} {r['v1']:>6.1%} "
             f"{r['v2']:>6.1%} {r['v2_of_ceiling']:>7.1%} "
             f"{origin['window']:>9.1%}/{origin['summary']:<9.1%} {r['compression']:>4.1f}x "
-            f"{r['gate_pass']:>5.0%} {r['protocol_errors']:>5}"
+            f"{r['gate_pass']:>5.0%} {r['protocol_errors']:>5} {r['masked_results']:>6} "
+            f"{r['v2_unmasked']:>11.1%}"
         )
     return "\n".join(lines)
 

@@ -70,3 +70,15 @@ def test_postgres_benchmark_prints_every_figure() -> None:
     rows = [line.split() for line in output.splitlines() if "ctxledger," in line]
     assert len(rows) == 4
     assert all(float(row[-1]) > 0 and float(row[-2]) > 0 for row in rows)  # CPU per append
+
+
+def test_agents_session_benchmark_prints_every_figure() -> None:
+    output = quick_run("tests.benchmarks.bench_agents_session")
+    for fragment in (
+        "8k: 60 turns",
+        "tiny: 60 turns",
+        "turns that compacted",
+        "caller told",
+        "baseline",
+    ):
+        assert fragment in output

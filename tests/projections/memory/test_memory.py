@@ -100,8 +100,9 @@ async def test_summary_facts_become_candidates_by_policy(store: EventStore) -> N
     ledger = Ledger(store)
     session = ledger.session("acme", "trip", user_id="ana")
     await session.append(TRIP)
-    budget = Budget(context_limit=400, max_output_tokens=0, tool_reserve=0, safety_margin=0)
-    outcome = await session.compact(budget, keep_groups=1, summarizer=with_facts, target=0.4)
+    budget = Budget(context_limit=1000, max_output_tokens=0, tool_reserve=0, safety_margin=0)
+    # An aim under the session's 149 tokens, so that compaction is due.
+    outcome = await session.compact(budget, keep_groups=1, summarizer=with_facts, target=0.14)
     assert outcome.result == "committed", outcome
     assert len(outcome.proposed) == 1
     found = await ledger.memory.candidates("acme", "ana")

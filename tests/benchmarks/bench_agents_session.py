@@ -1,0 +1,158 @@
+"""A long OpenAI Agents SDK session with ``CompactionSettings``: what the served context costs
+and how long compaction takes per turn (figures for docs/benchmarks.md).
+
+    python -m tests.benchmarks.bench_agents_session            # 200 turns, 8k and tiny
+    python -m tests.benchmarks.bench_agents_session --quick    # 60 turns
+
+The SDK's real ``Runner`` drives a deterministic fake model (tests/projections/integrations/
+travel_agent.py: flight searches and reservation lookups with 300-500-token JSON results,
+constraints, chat, a long itinerary now and then) on a SQLite file. Per budget it prints the
+time of each ``get_items`` (render, and compaction when due: masking, the offline summarizer,
+the gate, the append), split into turns with and without a compaction, the served context
+against usable and the trigger, and what compaction did. A warm-up run in the same process
+comes first, so one-time imports and regex compilation are not counted as a turn. The
+baseline, in the same process: the SDK's own ``SQLiteSession`` (no compaction) on the same
+script, whose ``get_items`` returns the whole history.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import statistics
+import tempfile
+import time
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+from agents import SQLiteSession
+
+from eventstore import EventStore
+from projections.context.budget import Budget
+from projections.context.tokens import TiktokenCounter
+from projections.integrations.openai_agents import CompactionSettings
+from projections.ledger import Ledger
+from tests.projections.integrations.travel_agent import TimedSession, TurnRecord, play
+
+BUDGETS = {
+    "8k": Budget(context_limit=8192, max_output_tokens=1024),
+    "tiny": Budget(context_limit=1600, max_output_tokens=200, tool_reserve=300, safety_margin=100),
+}
+
+
+async def run(budget: Budget, turns: int) -> dict[str, Any]:
+    """One session of ``turns`` turns at ``budget``; its figures."""
+    with tempfile.TemporaryDirectory() as directory:
+        async with EventStore.open(Path(directory) / "ledger.db") as store:
+            settings = CompactionSettings(budget=budget)
+            session = TimedSession("bench", Ledger(store), tenant_id="acme", compaction=settings)
+            await play(session, turns)
+            state = await (await session.current()).state()
+            history = sum(state.tokens.values())
+    return figures(session.turns, budget, history, Counter(
+        c["status"] for c in state.summary_chain()
+    ))  # fmt: skip
+
+
+def percentile(values: list[float], share: float) -> float:
+    """The ``share`` percentile (nearest rank); 0 for no values."""
+    if not values:
+        return 0.0
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(share * len(ordered)))]
+
+
+def figures(
+    turns: list[TurnRecord], budget: Budget, history: int, chain: Counter[str]
+) -> dict[str, Any]:
+    """The figures of one run."""
+    every = [t.ms for t in turns]
+    compacting = [t.ms for t in turns if t.compaction in ("committed", "rejected", "masked")]
+    return {
+        "turns": len(turns),
+        "usable": budget.usable,
+        "trigger": budget.trigger,
+        "history_tokens": history,
+        "p50_ms": statistics.median(every),
+        "p95_ms": percentile(every, 0.95),
+        "compaction_turns": len(compacting),
+        "compaction_p50_ms": statistics.median(compacting) if compacting else 0.0,
+        "compaction_p95_ms": percentile(compacting, 0.95),
+        "max_ms": max(every),
+        "max_served": max(t.tokens for t in turns),
+        "over_trigger": sum(t.tokens > budget.trigger for t in turns),
+        "over_usable": sum(t.tokens > budget.usable for t in turns),
+        "told": sum(bool(t.warned) for t in turns),
+        "results": dict(Counter(t.compaction or "none due" for t in turns)),
+        "summaries": dict(chain),
+        "masked_results": sum(t.masked for t in turns),
+    }
+
+
+def report(name: str, f: dict[str, Any]) -> str:
+    """One budget's figures as text."""
+    return "\n".join([
+        f"{name}: {f['turns']} turns, usable {f['usable']:,}, trigger {f['trigger']:,}, "
+        f"history {f['history_tokens']:,} tokens ({f['history_tokens'] / f['usable']:.1f}x usable)",
+        f"  get_items per turn: p50 {f['p50_ms']:.1f} ms, p95 {f['p95_ms']:.1f} ms, "
+        f"max {f['max_ms']:.1f} ms",
+        f"  turns that compacted: {f['compaction_turns']}, p50 {f['compaction_p50_ms']:.1f} ms, "
+        f"p95 {f['compaction_p95_ms']:.1f} ms (target <= 50 ms)",
+        f"  served: max {f['max_served']:,} tokens ({f['max_served'] / f['usable']:.0%} of "
+        f"usable); over the trigger {f['over_trigger']}, over usable {f['over_usable']}, "
+        f"caller told {f['told']}",
+        f"  compaction results: {f['results']}; summary versions: {f['summaries']}; "
+        f"results masked: {f['masked_results']}",
+    ])  # fmt: skip
+
+
+class TimedSQLiteSession(SQLiteSession):
+    """The SDK's own SQLite session, timing ``get_items`` and sizing what it returns."""
+
+    def __init__(self, path: Path) -> None:
+        super().__init__("bench", path)
+        self.ms: list[float] = []
+        self.tokens: list[int] = []
+        self.counter = TiktokenCounter()
+
+    async def get_items(self, limit: int | None = None) -> list[Any]:
+        began = time.perf_counter()
+        items = await super().get_items(limit)
+        self.ms.append((time.perf_counter() - began) * 1000)
+        self.tokens.append(self.counter.count_text(json.dumps(items)))
+        return items
+
+
+async def baseline(turns: int) -> str:
+    """The SDK's ``SQLiteSession`` on the same script: time per turn and what it serves."""
+    with tempfile.TemporaryDirectory() as directory:
+        session = TimedSQLiteSession(Path(directory) / "sdk.db")
+        await play(session, turns)
+        session.close()
+    return (
+        f"baseline, the SDK's SQLiteSession (no compaction): get_items p50 "
+        f"{statistics.median(session.ms):.1f} ms, p95 {percentile(session.ms, 0.95):.1f} ms; "
+        f"serves the whole history: {max(session.tokens):,} tokens at the last turn "
+        f"({max(session.tokens) / BUDGETS['8k'].usable:.1f}x the 8k usable budget)"
+    )
+
+
+async def main_async(turns: int) -> None:
+    await run(BUDGETS["tiny"], 30)  # warm-up: imports, compiled patterns, tokenizer
+    for name, budget in BUDGETS.items():
+        print(report(name, await run(budget, turns)))
+    print(await baseline(turns))
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=(__doc__ or "").split("\n")[0])
+    parser.add_argument("--quick", action="store_true", help="60 turns instead of 200")
+    parser.add_argument("--turns", type=int, default=200)
+    args = parser.parse_args()
+    asyncio.run(main_async(60 if args.quick else args.turns))
+
+
+if __name__ == "__main__":
+    main()
