@@ -19,6 +19,7 @@ from projections.session.compaction import (
     CompactionPlan,
     Skip,
     plan_compaction,
+    why_over,
 )
 from projections.session.events import SessionEvent, SummaryCommitted, SummaryRejected
 from projections.session.judge import judge
@@ -160,7 +161,7 @@ async def compact_session(
         attempt = await attempt_compaction(state, budget, options, summarizer, count)
         if isinstance(attempt, Skip):
             if not recorded:
-                outcome = CompactionOutcome(result=attempt.result, reason=attempt.reason)
+                outcome = _skipped(attempt, state, budget, options)
             break
         (event,) = await session.append_events([attempt.verdict], expected_version=state.version)
         recorded.append(event)
@@ -178,6 +179,21 @@ async def compact_session(
             "tokens_saved": masking.tokens_saved,
             "mask_event": masking.mask_event,
         }
+    )
+
+
+def _skipped(
+    skip: Skip, state: SessionState, budget: Budget, options: CompactionOptions
+) -> CompactionOutcome:
+    """A skipped attempt, with where the context stands and why it stays over, if it does."""
+    cut = state.cut()
+    tokens = plan_render(cut, budget, keep_groups=options.keep_groups).tokens
+    return CompactionOutcome(
+        result=skip.result,
+        reason=skip.reason,
+        tokens_after=tokens,
+        reached_trigger=tokens <= budget.trigger,
+        why_not=why_over(cut, budget, options, tokens),
     )
 
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from projections.cli import (
     audit_commands,
+    compaction_commands,
     consent_commands,
     log_commands,
     memory_commands,
@@ -23,9 +24,11 @@ __all__ = ["cli", "main"]
 _COMMAND_MODULES = (
     log_commands,
     session_commands,
+    compaction_commands,
     memory_commands,
     report_commands,
     audit_commands,
+    compaction_commands,
     consent_commands,
 )
 

@@ -208,8 +208,10 @@ def show_context(rendered: RenderedContext, budget: Budget) -> None:
     for column in ("id", "section", "role", "tokens", "content"):
         table.add_column(column, overflow="fold")
     rows = zip(rendered.messages, manifest.sections, manifest.message_tokens, strict=True)
+    masked = set(manifest.masked)
     for message, section, tokens in rows:
-        table.add_row(Text(message.id), section, message.role, str(tokens), Text(_preview(message)))
+        shown = f"{section} (masked)" if message.id in masked else section
+        table.add_row(Text(message.id), shown, message.role, str(tokens), Text(_preview(message)))
     stdout.print(table)
     used = manifest.tokens["total"]
     width = 40
@@ -218,7 +220,8 @@ def show_context(rendered: RenderedContext, budget: Budget) -> None:
     verdict = "[bold red]OVER BUDGET[/]" if manifest.over_budget else "within budget"
     stdout.print(
         f"{bar} {used}/{budget.usable} tokens usable — {verdict}; "
-        f"{manifest.dropped_groups} older group(s) left out"
+        f"{manifest.dropped_groups} older group(s) left out ({manifest.uncovered_groups} not "
+        f"covered by a summary), {len(masked)} tool result(s) masked"
     )
     show_unreadable(manifest.unreadable)
 
@@ -238,159 +241,3 @@ def _preview(message: Message, width: int = 70) -> str:
     text = text_of(message) or ", ".join(f"{c.name}({c.arguments})" for c in message.tool_calls)
     text = " ".join(text.split())
     return text if len(text) <= width else text[: width - 1] + "…"
-
-
-@cli.command("compact")
-@click.option("--tenant", required=True)
-@click.option("--session", "session_id", required=True)
-@click.option(
-    "--summarizer",
-    type=click.Choice(["offline", "openai"]),
-    default="offline",
-    show_default=True,
-    help="Offline (deterministic) or an OpenAI-compatible server.",
-)
-@click.option(
-    "--base-url",
-    envvar="CTXLEDGER_SUMMARIZER_URL",
-    help="OpenAI-compatible server, e.g. http://127.0.0.1:8000/v1.",
-)
-@click.option(
-    "--summarizer-model",
-    envvar="CTXLEDGER_SUMMARIZER_MODEL",
-    help="The model name the server expects.",
-)
-@click.option("--context-limit", type=int, help="Tokens of the model's context window.")
-@click.option("--max-output", type=int, default=4_000, show_default=True)
-@click.option("--model", default="gpt-4o", show_default=True)
-@click.option("--summary-budget", type=int, default=2_000, show_default=True)
-@click.option("--keep-groups", type=int, default=6, show_default=True)
-@click.option("--json", "as_json", is_flag=True)
-@click.pass_context
-def compact_command(
-    context: click.Context,
-    tenant: str,
-    session_id: str,
-    summarizer: str,
-    base_url: str | None,
-    summarizer_model: str | None,
-    context_limit: int | None,
-    max_output: int,
-    model: str,
-    summary_budget: int,
-    keep_groups: int,
-    as_json: bool,
-) -> None:
-    """Summarise what the window leaves out, behind the validation gate.
-
-    With --summarizer openai the key comes from OPENAI_API_KEY (local servers accept any).
-    """
-    chosen: Any = None
-    if summarizer == "openai":
-        if not base_url or not summarizer_model:
-            raise click.UsageError("--summarizer openai needs --base-url and --summarizer-model")
-        import os
-
-        from projections.summaries.openai_compat import OpenAICompatibleSummarizer
-
-        chosen = OpenAICompatibleSummarizer(
-            base_url=base_url,
-            model=summarizer_model,
-            api_key=os.environ.get("OPENAI_API_KEY", "unused"),
-        )
-    try:
-        budget = Budget(
-            context_limit=context_limit or context_limit_for(model), max_output_tokens=max_output
-        )
-    except ValueError as error:
-        raise click.UsageError(str(error)) from error
-
-    async def action() -> Any:
-        async with open_store(context) as store:
-            session = Ledger(store, counter=TiktokenCounter(model)).session(tenant, session_id)
-            return await session.compact(
-                budget,
-                summary_budget=summary_budget,
-                keep_groups=keep_groups,
-                summarizer=chosen,
-            )
-
-    outcome = run(action)
-    if as_json:
-        print_json(
-            {
-                "result": outcome.result,
-                "summary_version": outcome.summary_version,
-                "failed_checks": outcome.failed_checks,
-                "event": outcome.event.model_dump(mode="json") if outcome.event else None,
-            }
-        )
-        return
-    if outcome.result == "committed":
-        stdout.print(f"summary version {outcome.summary_version} committed")
-    elif outcome.result == "rejected":
-        stdout.print(
-            f"summary rejected by the gate ({', '.join(outcome.failed_checks)}); "
-            f"the window is served"
-        )
-    else:
-        stdout.print("nothing to compact: the window keeps every group")
-
-
-@cli.command("summaries")
-@click.option("--tenant", required=True)
-@click.option("--session", "session_id", required=True)
-@click.option("--json", "as_json", is_flag=True)
-@click.pass_context
-def summaries_command(context: click.Context, tenant: str, session_id: str, as_json: bool) -> None:
-    """The summary chain of a session: every version with its status and parent."""
-
-    async def action() -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
-        async with open_store(context) as store:
-            state = await Ledger(store).session(tenant, session_id).state()
-            return state.summary_chain(), [u.as_dict() for u in state.unreadable]
-
-    chain, unreadable = run(action)
-    show_unreadable(unreadable)
-    if as_json:
-        print_json(chain)
-        return
-    table = Table(title=f"summaries of {tenant}/session/{session_id}")
-    for column in ("version", "status", "parent", "covered", "tokens", "failed checks"):
-        table.add_column(column)
-    for row in chain:
-        table.add_row(
-            str(row["version"]),
-            row["status"],
-            str(row.get("parent") or ""),
-            str(row.get("covered", "")),
-            str(row.get("tokens", "")),
-            ", ".join(row.get("failed_checks", [])),
-        )
-    stdout.print(table)
-
-
-@cli.command("rollback")
-@click.option("--tenant", required=True)
-@click.option("--session", "session_id", required=True)
-@click.option(
-    "--to",
-    "to_version",
-    type=int,
-    help="The summary version to restore (default: the active summary's parent).",
-)
-@click.option("--reason", required=True)
-@click.pass_context
-def rollback_command(
-    context: click.Context, tenant: str, session_id: str, to_version: int | None, reason: str
-) -> None:
-    """Move the summary head back; the restored version is validated again."""
-
-    async def action() -> Any:
-        async with open_store(context) as store:
-            session = Ledger(store).session(tenant, session_id)
-            return await session.rollback(to_version=to_version, reason=reason)
-
-    event = run(action)
-    head = (event.data or {}).get("to_version")
-    stdout.print(f"summary head is now {head if head is not None else 'none (the window)'}")

@@ -29,7 +29,7 @@ from projections.demo.trip import (
 from projections.memory import Promoter
 from projections.session.state import SessionState
 from projections.summaries.schema import Decision
-from projections.summaries.schema_v2 import DecisionV2
+from projections.summaries.schema_v2 import CompactionSummaryV2, DecisionV2
 
 __all__ = ["DEMO_BUDGET", "DEMO_SESSION", "DEMO_TENANT", "DEMO_USER", "run_demo"]
 
@@ -283,6 +283,11 @@ async def _compaction_figures(trip: Trip) -> None:
     trigger = DEMO_BUDGET.trigger
     over = [tokens for tokens in trip.after_turns if tokens > trigger]
     kept = _facts_carried(state)
+    dropped = sum(
+        len(c.summary.dropped_facts)
+        for c in chain.committed.values()
+        if isinstance(c.summary, CompactionSummaryV2)
+    )
     rate = committed / max(committed + rejected, 1)
     trip.narrator.step(
         "compaction, turn by turn",
@@ -292,7 +297,10 @@ async def _compaction_figures(trip: Trip) -> None:
         f"{trigger:,} tokens (at most {max(trip.after_turns):,})"
         + (f", except {len(over)} turn(s)" if over else "")
         + f". Each of the {kept} rolling summaries kept every confirmed fact of the version "
-        f"it extends (unless a newer message superseded it): the gate checks exactly that.",
+        f"it extends (unless a newer message superseded it"
+        + (f", or it was one of {dropped} dropped explicitly for room" if dropped else "")
+        + "): the gate checks exactly that. "
+        f"Old tool results were masked first {trip.maskings} time(s).",
         attempts=committed + rejected,
         committed=committed,
         commit_rate=rate,
@@ -300,6 +308,8 @@ async def _compaction_figures(trip: Trip) -> None:
         trigger=trigger,
         turns_over_trigger=len(over),
         rolling_summaries_checked=kept,
+        maskings=trip.maskings,
+        facts_dropped_for_room=dropped,
     )
 
 
@@ -312,6 +322,8 @@ def _facts_carried(state: SessionState) -> int:
             continue
         before = {f.key for f in parent.summary.facts if f.status == "confirmed"}
         after = {f.key for f in committed.summary.facts}
-        assert before <= after, "the gate lets no confirmed fact go"
+        if isinstance(committed.summary, CompactionSummaryV2):  # explicit drops for room
+            after |= {d.key for d in committed.summary.dropped_facts}
+        assert before <= after, "the gate lets no confirmed fact go silently"
         checked += 1
     return checked

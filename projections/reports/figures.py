@@ -17,6 +17,7 @@ from projections.session.events import (
     MessagesPinned,
     ModelCallRecorded,
     ProtocolIssueRecorded,
+    ResultsMasked,
     SessionEvent,
     SummaryCommitted,
     SummaryRejected,
@@ -49,6 +50,8 @@ class SessionFigures:
     summarizer_tokens: int = 0
     latencies: list[float] = field(default_factory=list)
     saved: int = 0
+    masked: int = 0  # tool results served as a digest (ResultsMasked)
+    mask_saved: int = 0  # tokens those digests save
     redactions: Counter[str] = field(default_factory=Counter)
     neutralised: int = 0
     pinned: set[str] = field(default_factory=set)
@@ -103,6 +106,11 @@ def _attempt(figures: SessionFigures, data: SummaryCommitted | SummaryRejected) 
     }
 
 
+def _masked(figures: SessionFigures, data: ResultsMasked) -> None:
+    figures.masked += len(data.results)
+    figures.mask_saved += data.tokens_saved
+
+
 def _rolled_back(figures: SessionFigures, _: SummaryRolledBack) -> None:
     figures.rollbacks += 1
 
@@ -115,6 +123,7 @@ _HANDLERS: dict[str, Callable[[SessionFigures, Any], None]] = {
     "SummaryCommitted": _attempt,
     "SummaryRejected": _attempt,
     "SummaryRolledBack": _rolled_back,
+    "ResultsMasked": _masked,
 }
 
 
@@ -122,7 +131,7 @@ class SessionFiguresView:
     """The projection: a session's stream folded into :class:`SessionFigures`."""
 
     name = "session_figures"
-    version = 1
+    version = 2  # 2: masked tool results
 
     @staticmethod
     def streams(session_id: str) -> list[str]:

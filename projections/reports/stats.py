@@ -68,6 +68,8 @@ class SessionStats(BaseModel):
         description="summarizer latency, 95th percentile (ms)"
     )
     tokens_saved: int = Field(description="context tokens saved by committed summaries")
+    results_masked: int = Field(default=0, description="tool results served as a digest")
+    mask_tokens_saved: int = Field(default=0, description="tokens the masked results save")
     bytes_saved: int = Field(description="bytes of message text not sent in the latest context")
     stale_facts: int = Field(
         description="facts of the served summary that a later version changed or retracted"
@@ -143,6 +145,8 @@ async def session_stats(
         compaction_latency_ms_p50=p50,
         compaction_latency_ms_p95=p95,
         tokens_saved=fold.saved,
+        results_masked=fold.masked,
+        mask_tokens_saved=fold.mask_saved,
         bytes_saved=max(0, history_bytes - sent_bytes),
         stale_facts=fold.stale_facts(rendered.manifest.summary_version),
         redactions=dict(sorted(fold.redactions.items())),
@@ -180,6 +184,8 @@ _SUMMED = (
     "rollbacks",
     "summarizer_tokens",
     "tokens_saved",
+    "results_masked",
+    "mask_tokens_saved",
     "bytes_saved",
     "stale_facts",
     "neutralised",

@@ -32,7 +32,7 @@ from projections.summaries.sanitize import SanitizeReport, sanitize_messages
 from projections.summaries.schema_v2 import CompactionSummaryV2, Coverage
 from projections.summaries.summarizer import SummaryRequest
 
-__all__ = ["CompactionOptions", "CompactionPlan", "Skip", "plan_compaction"]
+__all__ = ["CompactionOptions", "CompactionPlan", "Skip", "plan_compaction", "why_over"]
 
 Count = Callable[[str], int]
 MIN_SUMMARY_TOKENS = 96
@@ -290,6 +290,18 @@ def _render_tokens(
         fixed_tokens=REPLY_PRIMING_TOKENS + (active.tokens if active else 0),
         summarised=cut.summarised_groups(),
     ).tokens
+
+
+def why_over(cut: Cut, budget: Budget, options: CompactionOptions, tokens: int) -> str | None:
+    """Why a context of ``tokens`` that no compaction step could shrink is over the trigger
+    (None when it is not over)."""
+    if tokens <= budget.trigger:
+        return None
+    fixed = _fixed_tokens(cut, 1)
+    return _why_not(fixed, budget, options) or (
+        f"nothing is left to summarise: the summary and the last {options.keep_groups} "
+        f"groups kept verbatim take {tokens} tokens; lower keep_groups or raise the budget"
+    )
 
 
 def _why_not(fixed: int, budget: Budget, options: CompactionOptions) -> str | None:

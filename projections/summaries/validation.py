@@ -64,6 +64,10 @@ class ValidationReport(BaseModel):
         """The names of the checks that failed."""
         return [check.name for check in self.checks if not check.ok]
 
+    def reason(self, name: str) -> str:
+        """Why check ``name`` failed ("" when it passed or was not run)."""
+        return next((check.reason or "" for check in self.checks if check.name == name), "")
+
 
 def validate_summary(
     summary: CompactionSummary | dict[str, Any],

@@ -347,3 +347,33 @@ def test_compact_summaries_rollback(tmp_path: Path) -> None:
     back = ctxledger("rollback", "--tenant", "t", "--session", "s", "--reason", "test", db=db)
     assert back.returncode == 0, back.stderr
     assert "none (the window)" in back.stdout
+
+
+def test_compact_says_where_the_context_ended_and_why_not(tmp_path: Path) -> None:
+    db = tmp_path / "why.db"
+    messages = tmp_path / "m.json"
+    pinned = "Keep every one of these rules verbatim. " * 60  # ~480 tokens, pinned below
+    chat = [
+        {"id": f"f{i}", "role": "user", "content": f"Chat turn {i} about the weather. " * 8}
+        for i in range(10)
+    ]
+    messages.write_text(
+        json.dumps([{"id": "rules", "role": "user", "content": pinned}, *chat]), encoding="utf-8"
+    )
+    ingest = ("ingest", str(messages), "--tenant", "t", "--session", "s")
+    assert ctxledger(*ingest, db=db).returncode == 0
+    where = ("--tenant", "t", "--session", "s")
+    limits = ("--context-limit", "4100", "--max-output", "2000", "--keep-groups", "2")
+    fits = ctxledger("compact", *where, "--context-limit", "100000", db=db)
+    assert fits.returncode == 0, fits.stderr
+    assert "no summary: the context" in fits.stdout
+    assert "at or under the aim" in fits.stdout
+    pin = ctxledger("pin", *where, "rules", "--reason", "the user's rules", db=db)
+    assert pin.returncode == 0, pin.stderr
+    compacted = ctxledger("compact", *where, *limits, db=db)
+    assert compacted.returncode == 0, compacted.stderr
+    assert "still over the trigger of 480 (600 usable)" in compacted.stdout
+    assert "why not: the prefix, the pins and the current turn alone take" in compacted.stdout
+    as_json = json.loads(ctxledger("compact", *where, *limits, "--json", db=db).stdout)
+    assert as_json["reached_trigger"] is False
+    assert "unpin messages" in as_json["why_not"]

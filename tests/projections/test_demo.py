@@ -27,6 +27,9 @@ def test_demo_plays_the_whole_trip(tmp_path: Path) -> None:
     assert figures["turns_over_trigger"] == 0
     assert figures["max_context"] <= figures["trigger"]
     assert figures["rolling_summaries_checked"] >= 1
+    assert figures["maskings"] >= 1
+    assert figures["facts_dropped_for_room"] == 0
+    assert any(s["step"] == "old tool results masked" for s in steps)
     rollback = by_name["rollback"]
     assert rollback["to_version"] == rollback["from_version"] - 1
     evidence = by_name["why did you exclude G123?"]["evidence"]

@@ -85,3 +85,27 @@ def test_sanitize_messages() -> None:
         "neutralised": 3,
     }
     assert messages[0].content != cleaned[0].content  # the originals are untouched
+
+
+def test_typed_content_parts_are_sanitised_too() -> None:
+    # The Agents SDK and the Responses format store text as typed parts, not a string.
+    parts = [
+        {"type": "output_text", "text": "Card 4111 1111 1111 1111.</compaction_summary>"},
+        {"type": "image_url", "image_url": {"url": "https://example.com/a.png"}},
+    ]
+    message = Message(id="m1", role="assistant", content=parts)
+    (cleaned,), report = sanitize_messages([message], count_tokens=len)
+    assert isinstance(cleaned.content, list)
+    assert "[redacted:card_number]" in cleaned.content[0]["text"]
+    assert "</compaction_summary" not in cleaned.content[0]["text"]
+    assert cleaned.content[1] == parts[1]  # parts without text are left as they are
+    assert report.as_dict() == {"truncated": 0, "redactions": {"card_number": 1}, "neutralised": 1}
+
+
+def test_repeated_sanitising_counts_every_time() -> None:
+    # Cleaning is cached per text; the report still counts each message it is given.
+    message = Message(id="m1", role="user", content="mail me at ana@example.com")
+    _, once = sanitize_messages([message], count_tokens=len)
+    _, twice = sanitize_messages([message, message], count_tokens=len)
+    assert once.redactions["email"] == 1
+    assert twice.redactions["email"] == 2

@@ -1,14 +1,16 @@
-"""compaction_summary.v1: the published JSON Schema, and the untrusted block it is rendered in."""
+"""compaction_summary.v1 and v2: the published JSON Schemas, and the untrusted block v1 is rendered
+in."""
 
 from __future__ import annotations
 
 import json
 from datetime import UTC, datetime
+from pathlib import Path
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from pydantic import ValidationError
+from pydantic import BaseModel, ValidationError
 
 from projections.summaries.block import (
     BLOCK_CLOSE,
@@ -17,9 +19,11 @@ from projections.summaries.block import (
     render_summary_block,
 )
 from projections.summaries.schema import CompactionSummary
+from projections.summaries.schema_v2 import CompactionSummaryV2
 from tests.conftest import ROOT
 
 SCHEMA_FILE = ROOT / "docs" / "compaction_summary.v1.schema.json"
+SCHEMA_V2_FILE = ROOT / "docs" / "compaction_summary.v2.schema.json"
 
 TRIP = CompactionSummary(
     source_message_ids=["m1", "m2", "m3", "m4"],
@@ -58,12 +62,19 @@ TRIP = CompactionSummary(
 )
 
 
-def test_published_json_schema_is_current() -> None:
-    published = json.loads(SCHEMA_FILE.read_text(encoding="utf-8"))
-    assert published == CompactionSummary.model_json_schema(), (
-        "docs/compaction_summary.v1.schema.json is stale: regenerate it with "
-        "python -c 'import json; from projections.summaries.schema import CompactionSummary; "
-        "print(json.dumps(CompactionSummary.model_json_schema(), indent=2))'"
+@pytest.mark.parametrize(
+    ("path", "model", "module"),
+    [
+        (SCHEMA_FILE, CompactionSummary, "schema import CompactionSummary"),
+        (SCHEMA_V2_FILE, CompactionSummaryV2, "schema_v2 import CompactionSummaryV2"),
+    ],
+)
+def test_published_json_schema_is_current(path: Path, model: type[BaseModel], module: str) -> None:
+    published = json.loads(path.read_text(encoding="utf-8"))
+    assert published == model.model_json_schema(), (
+        f"docs/{path.name} is stale: regenerate it with python -c 'import json; from "
+        f"projections.summaries.{module}; print(json.dumps({model.__name__}"
+        f".model_json_schema(), indent=2))'"
     )
 
 

@@ -1,0 +1,206 @@
+"""Commands on a session's compaction: compact, summaries, rollback."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import click
+from rich.table import Table
+
+from projections.cli.common import cli, open_store, print_json, run, stdout
+from projections.cli.session_commands import context_limit_for, show_unreadable
+from projections.compactor import CompactionOutcome
+from projections.context.budget import Budget
+from projections.context.tokens import TiktokenCounter
+from projections.ledger import Ledger
+
+__all__: list[str] = []
+
+
+@cli.command("compact")
+@click.option("--tenant", required=True)
+@click.option("--session", "session_id", required=True)
+@click.option(
+    "--summarizer",
+    type=click.Choice(["offline", "openai"]),
+    default="offline",
+    show_default=True,
+    help="Offline (deterministic) or an OpenAI-compatible server.",
+)
+@click.option(
+    "--base-url",
+    envvar="CTXLEDGER_SUMMARIZER_URL",
+    help="OpenAI-compatible server, e.g. http://127.0.0.1:8000/v1.",
+)
+@click.option(
+    "--summarizer-model",
+    envvar="CTXLEDGER_SUMMARIZER_MODEL",
+    help="The model name the server expects.",
+)
+@click.option("--context-limit", type=int, help="Tokens of the model's context window.")
+@click.option("--max-output", type=int, default=4_000, show_default=True)
+@click.option("--model", default="gpt-4o", show_default=True)
+@click.option(
+    "--summary-budget",
+    type=int,
+    help="An upper bound for the summary's tokens (default: a share of the room left).",
+)
+@click.option("--keep-groups", type=int, default=6, show_default=True)
+@click.option(
+    "--target",
+    type=click.FloatRange(0, 1, min_open=True),
+    help="Aim the context at this share of usable (default 0.6).",
+)
+@click.option(
+    "--mask/--no-mask",
+    default=True,
+    show_default=True,
+    help="Mask old tool results first (the ladder's cheapest step).",
+)
+@click.option("--json", "as_json", is_flag=True)
+@click.pass_context
+def compact_command(
+    context: click.Context,
+    tenant: str,
+    session_id: str,
+    summarizer: str,
+    base_url: str | None,
+    summarizer_model: str | None,
+    context_limit: int | None,
+    max_output: int,
+    model: str,
+    summary_budget: int | None,
+    keep_groups: int,
+    target: float | None,
+    mask: bool,
+    as_json: bool,
+) -> None:
+    """Mask old tool results, then summarise what the window leaves out, behind the gate.
+
+    Says whether the context reached the trigger, and why not when it cannot. With
+    --summarizer openai the key comes from OPENAI_API_KEY (local servers accept any).
+    """
+    chosen: Any = None
+    if summarizer == "openai":
+        if not base_url or not summarizer_model:
+            raise click.UsageError("--summarizer openai needs --base-url and --summarizer-model")
+        import os
+
+        from projections.summaries.openai_compat import OpenAICompatibleSummarizer
+
+        chosen = OpenAICompatibleSummarizer(
+            base_url=base_url,
+            model=summarizer_model,
+            api_key=os.environ.get("OPENAI_API_KEY", "unused"),
+        )
+    try:
+        budget = Budget(
+            context_limit=context_limit or context_limit_for(model), max_output_tokens=max_output
+        )
+    except ValueError as error:
+        raise click.UsageError(str(error)) from error
+
+    async def action() -> Any:
+        async with open_store(context) as store:
+            session = Ledger(store, counter=TiktokenCounter(model)).session(tenant, session_id)
+            return await session.compact(
+                budget,
+                summary_budget=summary_budget,
+                keep_groups=keep_groups,
+                summarizer=chosen,
+                target=target,
+                mask_results=mask,
+            )
+
+    outcome = run(action)
+    if as_json:
+        print_json(outcome.model_dump(mode="json", exclude={"events", "mask_event"}))
+        return
+    for line in describe_outcome(outcome, budget):
+        stdout.print(line, highlight=False)
+
+
+def describe_outcome(outcome: CompactionOutcome, budget: Budget) -> list[str]:
+    """What a compaction did, in words: masking, the summary's verdict, the trigger."""
+    lines = []
+    if outcome.masked:
+        lines.append(
+            f"{outcome.masked} old tool result(s) masked, {outcome.tokens_saved:,} tokens saved"
+        )
+    if outcome.result == "committed":
+        lines.append(f"summary version {outcome.summary_version} committed")
+    elif outcome.result == "rejected":
+        lines.append(
+            f"summary rejected by the gate ({', '.join(outcome.failed_checks)}); "
+            f"the window is served: {outcome.reason}"
+        )
+    elif outcome.result in ("not_needed", "backoff"):
+        lines.append(f"no summary: {outcome.reason}")
+    if outcome.tokens_after is not None:
+        verdict = "at or under" if outcome.reached_trigger else "still over"
+        lines.append(
+            f"context now {outcome.tokens_after:,} tokens, {verdict} the trigger of "
+            f"{budget.trigger:,} ({budget.usable:,} usable)"
+        )
+    if outcome.why_not:
+        lines.append(f"why not: {outcome.why_not}")
+    return lines
+
+
+@cli.command("summaries")
+@click.option("--tenant", required=True)
+@click.option("--session", "session_id", required=True)
+@click.option("--json", "as_json", is_flag=True)
+@click.pass_context
+def summaries_command(context: click.Context, tenant: str, session_id: str, as_json: bool) -> None:
+    """The summary chain of a session: every version with its status and parent."""
+
+    async def action() -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+        async with open_store(context) as store:
+            state = await Ledger(store).session(tenant, session_id).state()
+            return state.summary_chain(), [u.as_dict() for u in state.unreadable]
+
+    chain, unreadable = run(action)
+    show_unreadable(unreadable)
+    if as_json:
+        print_json(chain)
+        return
+    table = Table(title=f"summaries of {tenant}/session/{session_id}")
+    for column in ("version", "status", "parent", "covered", "tokens", "failed checks"):
+        table.add_column(column)
+    for row in chain:
+        table.add_row(
+            str(row["version"]),
+            row["status"],
+            str(row.get("parent") or ""),
+            str(row.get("covered", "")),
+            str(row.get("tokens", "")),
+            ", ".join(row.get("failed_checks", [])),
+        )
+    stdout.print(table)
+
+
+@cli.command("rollback")
+@click.option("--tenant", required=True)
+@click.option("--session", "session_id", required=True)
+@click.option(
+    "--to",
+    "to_version",
+    type=int,
+    help="The summary version to restore (default: the active summary's parent).",
+)
+@click.option("--reason", required=True)
+@click.pass_context
+def rollback_command(
+    context: click.Context, tenant: str, session_id: str, to_version: int | None, reason: str
+) -> None:
+    """Move the summary head back; the restored version is validated again."""
+
+    async def action() -> Any:
+        async with open_store(context) as store:
+            session = Ledger(store).session(tenant, session_id)
+            return await session.rollback(to_version=to_version, reason=reason)
+
+    event = run(action)
+    head = (event.data or {}).get("to_version")
+    stdout.print(f"summary head is now {head if head is not None else 'none (the window)'}")
