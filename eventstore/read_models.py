@@ -74,7 +74,8 @@ class ReadModels:
         limit: int = 100,
         max_position: int | None = None,
     ) -> list[Document]:
-        """Rows holding any of ``terms`` (a pre-filter, best first by the backend's ranking)."""
+        """Rows holding any of ``terms``, the newest first (a pre-filter: rank them with
+        :meth:`stats`)."""
         await self._opened()
         return await self._store.search_documents(
             validate_tenant(tenant_id),

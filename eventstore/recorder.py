@@ -245,8 +245,9 @@ class ReadModelStore(Protocol):
         max_position: int | None = None,
     ) -> list[Document]:
         """Up to ``limit`` rows holding any of ``terms`` within ``scopes`` (None: all) and at
-        or before ``max_position``, best first by the backend's own full-text ranking (a
-        pre-filter: callers re-rank with :meth:`document_stats`)."""
+        or before ``max_position``, the newest (highest position) first: a pre-filter whose
+        choice depends only on the rows within those bounds; callers rank with
+        :meth:`document_stats`."""
         ...
 
     async def document_stats(

@@ -16,13 +16,11 @@ the write transaction; rendering never re-tokenizes history.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from datetime import datetime
 from typing import Any, TypeVar, cast
 
 from eventstore import EventStore, RecordedEvent
 from projections.compactor import CompactionOutcome, compact_session
 from projections.context.budget import Budget
-from projections.context.formats import Format
 from projections.context.messages import Message, parse_message
 from projections.context.tokens import TiktokenCounter, TokenCounter
 from projections.errors import MessageValidationError
@@ -43,9 +41,8 @@ from projections.session.events import (
     SummaryRolledBack,
 )
 from projections.session.fold import SessionView
-from projections.session.render import RenderedContext, render
 from projections.session.rollback import rollback_target
-from projections.session.state import SessionState
+from projections.session_reads import SessionReads
 from projections.summaries.summarizer import Summarizer, SummarizerFunction
 
 __all__ = ["CompactionOutcome", "Ledger", "Session"]
@@ -127,8 +124,9 @@ class Ledger:
         return Session(self, tenant_id, session_id, user_id=user_id)
 
 
-class Session:
-    """One conversation: the stream ``session/<session_id>`` of a tenant."""
+class Session(SessionReads):
+    """One conversation: the stream ``session/<session_id>`` of a tenant (the read verbs,
+    render and search among them, come from :class:`~projections.session_reads.SessionReads`)."""
 
     def __init__(
         self, ledger: Ledger, tenant_id: str, session_id: str, *, user_id: str | None = None
@@ -339,55 +337,3 @@ class Session:
         rolled = SummaryRolledBack(to_version=target, reason=note)
         (event,) = await self.append_events([rolled], expected_version=state.version)
         return event
-
-    async def latest(self) -> SessionState:
-        """The session's latest state, as the ledger keeps it current (O(new events) to catch
-        up); read it, never change it. :meth:`state` folds a fresh copy from the log instead."""
-        return await self.ledger.sessions.current(self.tenant_id, self.session_id)
-
-    async def messages(self) -> list[Message]:
-        """The session's messages, in order (from :meth:`latest`)."""
-        return list((await self.latest()).messages)
-
-    async def state(
-        self,
-        *,
-        at_version: int | None = None,
-        at_position: int | None = None,
-        at_time: datetime | None = None,
-    ) -> SessionState:
-        """The session folded afresh from its events, up to a version, a tenant position or a
-        time (the reference that time-travel renders are checked against)."""
-
-        def until(event: RecordedEvent) -> bool:
-            return (
-                (at_version is None or event.version <= at_version)
-                and (at_position is None or event.position <= at_position)
-                and (at_time is None or event.recorded_at <= at_time)
-            )
-
-        return await self.ledger.sessions.fold(self.tenant_id, self.session_id, until=until)
-
-    async def render(
-        self,
-        budget: Budget,
-        *,
-        keep_groups: int = 6,
-        fmt: Format = "openai",
-        at_version: int | None = None,
-        at_position: int | None = None,
-        at_time: datetime | None = None,
-    ) -> RenderedContext:
-        """The next request's messages under ``budget``, with its manifest.
-
-        Works on the state the ledger keeps current: a warm render reads only new events and
-        touches only the groups it keeps, and an earlier context (time travel by version,
-        tenant position or time) is cut out of the same state, never refolded.
-        """
-        state = await self.latest()
-        version = at_version
-        if at_position is not None or at_time is not None:
-            version = state.version_at(position=at_position, time=at_time)
-            if at_version is not None:
-                version = min(version, at_version)
-        return render(state.cut(version), budget, keep_groups=keep_groups, fmt=fmt)

@@ -1,13 +1,11 @@
 """Read models of the in-memory backend: rows and checkpoints in dicts.
 
-Its pre-filter ranks rows by how many of the asked terms they hold (then by how often), which
-is enough for a pre-filter: callers re-rank with the corpus figures of
-:meth:`MemoryReadModels.document_stats`.
+Its pre-filter returns the rows holding any asked term, the newest first, as every backend
+does; callers rank them with the corpus figures of :meth:`MemoryReadModels.document_stats`.
 """
 
 from __future__ import annotations
 
-from collections import Counter
 from collections.abc import Sequence
 
 from eventstore.recorder import Document, DocumentStats
@@ -70,13 +68,13 @@ class MemoryReadModels:
         max_position: int | None = None,
     ) -> list[Document]:
         asked = set(terms)
-        scored = []
-        for document in self._within(tenant_id, name, scopes, max_position):
-            counts = Counter(term for term in document.terms.split() if term in asked)
-            if counts:
-                scored.append(((len(counts), sum(counts.values()), document.position), document))
-        scored.sort(key=lambda item: item[0], reverse=True)
-        return [document for _, document in scored[:limit]]
+        found = [
+            document
+            for document in self._within(tenant_id, name, scopes, max_position)
+            if asked.intersection(document.terms.split())
+        ]
+        found.sort(key=lambda document: document.position, reverse=True)
+        return found[:limit]
 
     async def document_stats(
         self,

@@ -11,8 +11,10 @@ from projections.cli import (
     audit_commands,
     compaction_commands,
     consent_commands,
+    consistency_commands,
     log_commands,
     memory_commands,
+    recall_commands,
     report_commands,
     session_commands,
 )
@@ -30,6 +32,8 @@ _COMMAND_MODULES = (
     audit_commands,
     compaction_commands,
     consent_commands,
+    recall_commands,
+    consistency_commands,
 )
 
 

@@ -18,7 +18,7 @@ __all__ = ["prometheus_text"]
 _SESSION_METRICS = {
     name: field.description or name
     for name, field in SessionStats.model_fields.items()
-    if name not in ("session_id", "redactions")
+    if name not in ("session_id", "redactions", "consistency_measure")
 }
 
 
@@ -111,6 +111,11 @@ def stats_command(
     stdout.print(
         f"memory: {', '.join(f'{k} {v}' for k, v in stats.memory.items()) or 'none'}; "
         f"refused access: {stats.refused_access}"
+    )
+    stdout.print(
+        "answer consistency: no model is called here, evidence_present stands in for it "
+        "(`ctxledger consistency --base-url URL --answer-model M` asks a model and reports "
+        "the share of agreeing answers)"
     )
 
 

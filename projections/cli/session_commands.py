@@ -17,6 +17,7 @@ from projections.context.messages import Message, text_of
 from projections.context.tokens import TiktokenCounter
 from projections.errors import MessageValidationError
 from projections.ledger import Ledger
+from projections.recall.search import RecallOptions
 from projections.session.render import RenderedContext
 
 __all__ = ["context_limit_for"]
@@ -154,6 +155,17 @@ _mark_command("unpin", "Unpin")
     help="The context as it was at this time (ISO 8601, UTC if no offset).",
 )
 @click.option("--format", "fmt", type=_FORMAT, default="openai", show_default=True)
+@click.option(
+    "--recall", "with_recall", is_flag=True, help="Page the best old groups back in for a query."
+)
+@click.option("--query", help="What recall searches for (default: the latest user message).")
+@click.option(
+    "--recall-share",
+    type=click.FloatRange(0, 1, min_open=True, max_open=True),
+    default=0.4,
+    show_default=True,
+    help="The share of usable the recalled block may take.",
+)
 @click.option("--json", "as_json", is_flag=True, help='{"messages": [...], "manifest": {...}}')
 @click.pass_context
 def context_command(
@@ -167,9 +179,16 @@ def context_command(
     at_version: int | None,
     at_time: datetime | None,
     fmt: Format,
+    with_recall: bool,
+    query: str | None,
+    recall_share: float,
     as_json: bool,
 ) -> None:
-    """Render the messages of the session's next request within the budget."""
+    """Render the messages of the session's next request within the budget.
+
+    With --recall (or --query), the best old groups for the query come back in a recalled
+    block, whole, with their ids and scores.
+    """
     if at_time is not None and at_time.tzinfo is None:
         from datetime import UTC
 
@@ -180,6 +199,10 @@ def context_command(
         )
     except ValueError as error:
         raise click.UsageError(str(error)) from error
+
+    recall: RecallOptions | bool = False
+    if with_recall or query is not None:
+        recall = RecallOptions(query=query, share=recall_share)
 
     async def action() -> RenderedContext:
         async with open_store(context) as store:
@@ -192,6 +215,7 @@ def context_command(
                     fmt=fmt,
                     at_version=at_version,
                     at_time=at_time,
+                    recall=recall,
                 )
             )
 
@@ -211,6 +235,8 @@ def show_context(rendered: RenderedContext, budget: Budget) -> None:
     masked = set(manifest.masked)
     for message, section, tokens in rows:
         shown = f"{section} (masked)" if message.id in masked else section
+        if section == "recalled":
+            shown = f"recalled ({len(manifest.recalled)} messages)"
         table.add_row(Text(message.id), shown, message.role, str(tokens), Text(_preview(message)))
     stdout.print(table)
     used = manifest.tokens["total"]

@@ -113,9 +113,22 @@ async def _rollback(trip: Trip) -> None:
 async def _why_g123(trip: Trip, index: int) -> None:
     question = "Why did you exclude G123?"
     await trip.session.append([{"id": f"u{index}", "role": "user", "content": question}])
-    rendered = await trip.render()
+    # Recall searches the log for the question (the latest user message) and pages the best
+    # old groups back in, whole, with their ids.
+    rendered = await trip.session.render(DEMO_BUDGET, keep_groups=KEEP_GROUPS, recall=True)
     state = await trip.session.latest()
     evidence: list[dict[str, Any]] = []
+    recalled = {entry["message_id"]: entry for entry in rendered.manifest.recalled}
+    for message_id, entry in sorted(recalled.items(), key=lambda item: -item[1]["score"]):
+        message = state.messages[state.index_of[message_id]]
+        if message.role == "assistant" and "G123" in text_of(message):
+            evidence.append(
+                {
+                    "where": f"recalled (score {entry['score']:.1f})",
+                    "text": text_of(message),
+                    "source_ids": [message_id],
+                }
+            )
     summary = state.cut().summary()
     if summary is not None:
         for decision in summary.summary.decisions:
@@ -128,6 +141,8 @@ async def _why_g123(trip: Trip, index: int) -> None:
                     }
                 )
     for message in rendered.messages:
+        if message.id in recalled or message.metadata.get("recalled"):
+            continue
         if message.role == "assistant" and "G123" in text_of(message):
             evidence.append(
                 {"where": "window", "text": text_of(message), "source_ids": [message.id]}
@@ -149,9 +164,11 @@ async def _why_g123(trip: Trip, index: int) -> None:
     await trip.session.append([{"id": f"a{index}", "role": "assistant", "content": answer}])
     trip.narrator.step(
         "why did you exclude G123?",
-        f"The user asks '{question}'. The message that explained it left the window long ago, "
-        f"but the compacted context still carries the decision with its source ids, and the "
-        f"log still has the source itself. Answer: {answer}",
+        f"The user asks '{question}'. The message that explained it left the window long ago. "
+        f"Recall searched the log for the question and paged it back in, whole, with its id "
+        f"({', '.join(e['source_ids'][0] for e in evidence if e['where'].startswith('recalled'))}"
+        f"); the summary "
+        f"also carries the decision with its source ids. Answer: {answer}",
         evidence=evidence,
     )
     trip.narrator.show(table)

@@ -24,6 +24,7 @@ from projections.context.messages import text_of
 from projections.ledger import Ledger
 from projections.memory.events import user_of_stream
 from projections.memory.service import LongTermMemory
+from projections.reports.consistency import evidence_present
 from projections.reports.figures import SESSION_FIGURES, SessionFigures
 from projections.session.render import RenderedContext
 
@@ -53,6 +54,16 @@ class SessionStats(BaseModel):
     key_items: int = Field(description="pinned messages and confirmed summary facts")
     key_items_present: int = Field(description="key items present in the rendered context")
     retention: float | None = Field(description="key items present / key items")
+    evidence_present: float | None = Field(
+        default=None,
+        description="earlier questions whose reply left the window and comes back when asked "
+        "again (recall) / such questions",
+    )
+    consistency_measure: str = Field(
+        default="evidence_present",
+        description="what stands for answer consistency here: evidence_present (no model is "
+        "called; `ctxledger consistency` asks one and reports agreeing answers)",
+    )
     tool_calls: int = Field(description="tool calls made")
     protocol_issues: int = Field(
         description="tool protocol issues recorded (orphan results, calls without results)"
@@ -121,6 +132,7 @@ async def session_stats(
     budget = budget or Budget(context_limit=128_000, max_output_tokens=4_000)
     rendered = await session.render(budget)
     present, total = _retention(rendered, fold, state.pinned)
+    found, asked = await evidence_present(session, budget)
     history_bytes = sum(len(text_of(m).encode()) for m in state.messages)
     sent_bytes = sum(len(text_of(m).encode()) for m in rendered.messages)
     p50, p95 = _percentiles(fold.latencies)
@@ -134,6 +146,7 @@ async def session_stats(
         key_items=total,
         key_items_present=present,
         retention=_ratio(present, total),
+        evidence_present=_ratio(found, asked),
         tool_calls=fold.tool_calls,
         protocol_issues=fold.issues,
         protocol_error_rate=_ratio(fold.issues, fold.tool_calls) if fold.tool_calls else 0.0,

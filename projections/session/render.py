@@ -10,6 +10,7 @@ request, protocol issues, unreadable events up to then and the tool results serv
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from blake3 import blake3
@@ -21,6 +22,7 @@ from projections.context.budget import Budget
 from projections.context.formats import Format, from_messages
 from projections.context.messages import Message
 from projections.context.window import GroupPlan, plan_groups
+from projections.session.recall_block import Recall, RecallPlan, plan_recall
 from projections.session.state import Cut, SessionState
 from projections.summaries.block import render_summary_block
 from projections.summaries.block_v2 import render_summary_block_v2
@@ -50,6 +52,8 @@ class Manifest(BaseModel):
     as_of_position: int
     unreadable: list[dict[str, Any]] = Field(default_factory=list)
     masked: list[str] = Field(default_factory=list)  # tool results served as their digest
+    recalled: list[dict[str, Any]] = Field(default_factory=list)  # paged back in, with scores
+    recall_query: str | None = None  # what recall searched for (None: no recall asked)
     uncovered_groups: int = 0  # groups left out that no served summary covers
 
 
@@ -64,10 +68,16 @@ class RenderedContext(BaseModel):
 
 
 def plan_render(
-    cut: Cut, budget: Budget, *, keep_groups: int, summary_tokens: int | None = None
+    cut: Cut,
+    budget: Budget,
+    *,
+    keep_groups: int,
+    summary_tokens: int | None = None,
+    extra_tokens: int = 0,
 ) -> GroupPlan:
     """The groups a render keeps, with the served summary's tokens set aside (or
-    ``summary_tokens``, to plan as if a summary of that size were served)."""
+    ``summary_tokens``, to plan as if a summary of that size were served) and ``extra_tokens``
+    (a recalled block)."""
     active = cut.summary()
     if summary_tokens is None:
         summary_tokens = active.tokens if active else 0
@@ -78,7 +88,7 @@ def plan_render(
         cut.pinned_groups(),
         budget.usable,
         keep_groups=keep_groups,
-        fixed_tokens=REPLY_PRIMING_TOKENS + summary_tokens,
+        fixed_tokens=REPLY_PRIMING_TOKENS + summary_tokens + extra_tokens,
         summarised=cut.summarised_groups(),
     )
 
@@ -89,31 +99,77 @@ def render(
     *,
     keep_groups: int = 6,
     fmt: Format = "openai",
+    recall: Recall | None = None,
+    count: Callable[[str], int] | None = None,
 ) -> RenderedContext:
     """Render the session's next request under ``budget`` (O(window), not O(history)).
 
-    Pass a state for the latest context, or ``state.cut(version)`` for an earlier one.
+    Pass a state for the latest context, or ``state.cut(version)`` for an earlier one. With
+    ``recall`` (and the token ``count`` to measure its block), the best old groups for its
+    query are paged back in, within ``recall.share`` of usable, after the summary.
     """
     cut = state if isinstance(state, Cut) else state.cut()
     active = cut.summary()
     plan = plan_render(cut, budget, keep_groups=keep_groups)
+    recalled = RecallPlan(None, 0)
+    if recall is not None:
+        if count is None:
+            raise ValueError("render with recall needs count, the token counter of its block")
+        plan, recalled = _with_recall(cut, budget, keep_groups, recall, count)
+    heads = [(summary_message(active), "summary")] if active else []
+    if recalled.message is not None:
+        heads.append((recalled.message, "recalled"))
+    messages, sections = _assemble(cut, plan, heads)
+    wire = from_messages(fmt, messages)
+    manifest = _manifest(cut, budget, plan, messages, sections, active, fmt, wire, recalled)
+    if recall is not None:
+        manifest = manifest.model_copy(
+            update={"recalled": recalled.entries, "recall_query": recall.query}
+        )
+    return RenderedContext(messages=messages, wire=wire, manifest=manifest)
+
+
+def _with_recall(
+    cut: Cut, budget: Budget, keep_groups: int, recall: Recall, count: Callable[[str], int]
+) -> tuple[GroupPlan, RecallPlan]:
+    """The window planned with the recall share set aside, the block chosen in it, then the
+    window planned again with the block's real size (a group the wider window now holds is
+    left out of the block)."""
+    # The block takes its share, and never more than the prefix, pins, summary and the last
+    # groups leave: recall never pushes a render over usable.
+    usable = budget.usable
+    floor = plan_render(cut, budget, keep_groups=keep_groups, extra_tokens=usable).tokens - usable
+    reserve = max(0, min(int(recall.share * usable), usable - floor))
+    plan = plan_render(cut, budget, keep_groups=keep_groups, extra_tokens=reserve)
+    recalled = plan_recall(cut, recall, {g for g, _ in plan.chosen}, reserve, count)
+    if recalled.message is None:
+        return plan_render(cut, budget, keep_groups=keep_groups), recalled
+    wider = plan_render(cut, budget, keep_groups=keep_groups, extra_tokens=recalled.tokens)
+    taken = {g for g, _ in wider.chosen}
+    if taken & {entry["group"] for entry in recalled.entries}:
+        recalled = plan_recall(cut, recall, taken, recalled.tokens, count)
+        wider = plan_render(cut, budget, keep_groups=keep_groups, extra_tokens=recalled.tokens)
+    return wider, recalled
+
+
+def _assemble(
+    cut: Cut, plan: GroupPlan, heads: list[tuple[Message, str]]
+) -> tuple[list[Message], list[str]]:
+    """The messages in order: the prefix, then ``heads`` (summary, recalled), then the rest."""
     messages: list[Message] = []
     sections: list[str] = []
-    pending = active  # placed right after the prefix
+    pending = list(heads)
     for group, section in plan.chosen:
-        if pending is not None and section != "prefix":
-            messages.append(summary_message(pending))
-            sections.append("summary")
-            pending = None
+        if pending and section != "prefix":
+            messages += [message for message, _ in pending]
+            sections += [name for _, name in pending]
+            pending = []
         for message in cut.served_messages(group):
             messages.append(message)
             sections.append(section)
-    if pending is not None:
-        messages.append(summary_message(pending))
-        sections.append("summary")
-    wire = from_messages(fmt, messages)
-    manifest = _manifest(cut, budget, plan, messages, sections, active, fmt, wire)
-    return RenderedContext(messages=messages, wire=wire, manifest=manifest)
+    messages += [message for message, _ in pending]
+    sections += [name for _, name in pending]
+    return messages, sections
 
 
 def _manifest(
@@ -125,12 +181,18 @@ def _manifest(
     active: CommittedSummary | None,
     fmt: Format,
     wire: Any,
+    recalled: RecallPlan,
 ) -> Manifest:
     counts = [
-        active.tokens if section == "summary" and active else cut.message_tokens(message.id)
+        active.tokens
+        if section == "summary" and active
+        else recalled.tokens
+        if section == "recalled"
+        else cut.message_tokens(message.id)
         for message, section in zip(messages, sections, strict=True)
     ]
-    per_section = dict.fromkeys(("prefix", "summary", "pinned", "window"), 0)
+    names = ("prefix", "summary", "recalled", "pinned", "window")
+    per_section = dict.fromkeys((n for n in names if n != "recalled" or recalled.message), 0)
     for section, tokens in zip(sections, counts, strict=True):
         per_section[section] += tokens
     per_section["total"] = plan.tokens

@@ -27,6 +27,7 @@ __all__ = [
     "BLOCK_V2_CLOSE",
     "BLOCK_V2_PREAMBLE",
     "covers_text",
+    "escaped_line",
     "render_summary_block_v2",
     "value_text",
 ]
@@ -39,8 +40,13 @@ BLOCK_V2_PREAMBLE = (
 _ESCAPES = str.maketrans({"<": "\\u003c", ">": "\\u003e", "&": "\\u0026"})
 
 
-def _clean(text: str) -> str:
+def escaped_line(text: str) -> str:
+    """``text`` as one line of an untrusted block: white space collapsed to single spaces and
+    ``<``, ``>``, ``&`` escaped, so it can neither close the block nor start a line."""
     return " ".join(text.split()).translate(_ESCAPES)
+
+
+_clean = escaped_line
 
 
 def _at(versions: list[int]) -> str:

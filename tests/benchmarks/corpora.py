@@ -6,6 +6,8 @@ questions' acceptable answers)."""
 from __future__ import annotations
 
 import json
+import re
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -13,7 +15,15 @@ from projections.context.formats import to_messages
 from projections.context.messages import Message
 from tests.conftest import corpora_dir
 
-__all__ = ["bfcl", "locomo", "scalars", "tau_bench"]
+__all__ = [
+    "Question",
+    "bfcl",
+    "bfcl_questions",
+    "locomo",
+    "locomo_questions",
+    "scalars",
+    "tau_bench",
+]
 
 
 def tau_bench(limit: int | None) -> list[tuple[str, list[Message], list[str]]]:
@@ -104,3 +114,62 @@ def bfcl(limit: int | None) -> list[tuple[str, list[Message], list[list[str]]]]:
         ]
         cases.append((f"bfcl-{scenario}", messages, gold))
     return cases
+
+
+def locomo_questions(limit: int | None) -> list[tuple[str, list[Message], list[Question]]]:
+    """LoCoMo conversations with every QA of categories 1-4 as a :class:`Question` (its
+    evidence turns by id)."""
+    data = json.loads((corpora_dir() / "locomo" / "locomo10.json").read_text())
+    cases = []
+    for (name, messages, _), sample in zip(locomo(limit), data, strict=False):
+        questions = [
+            Question(
+                text=qa["question"],
+                answers=[str(qa["answer"])],
+                evidence=[
+                    e for item in qa.get("evidence", []) for e in re.split(r"[;,\s]+", item) if e
+                ],
+            )
+            for qa in sample["qa"]
+            if qa.get("category") in (1, 2, 3, 4) and "answer" in qa
+        ]
+        cases.append((name, messages, questions))
+    return cases
+
+
+def bfcl_questions(limit: int | None) -> list[tuple[str, list[Message], list[Question]]]:
+    """BFCL memory scenarios with their recall questions (any acceptable answer counts)."""
+    folder = corpora_dir() / "bfcl-memory"
+    asked = {
+        row["id"]: row
+        for row in map(json.loads, (folder / "BFCL_v4_memory.json").read_text().splitlines())
+        if row
+    }
+    answers = [
+        json.loads(line)
+        for line in (folder / "possible_answer" / "BFCL_v4_memory.json").read_text().splitlines()
+        if line.strip()
+    ]
+    cases = []
+    for name, messages, _ in bfcl(limit):
+        scenario = name.removeprefix("bfcl-")
+        questions = [
+            Question(
+                text=asked[row["id"]]["question"][0][0]["content"],
+                answers=[str(a) for a in row["ground_truth"]],
+                evidence=[],
+            )
+            for row in answers
+            if row["id"] in asked and asked[row["id"]]["scenario"] == scenario
+        ]
+        cases.append((name, messages, questions))
+    return cases
+
+
+@dataclass(frozen=True)
+class Question:
+    """A question about a conversation: its text, acceptable answers, evidence message ids."""
+
+    text: str
+    answers: list[str]
+    evidence: list[str]

@@ -18,13 +18,10 @@ gate's pass rate; and tool groups split in the rendered context (must be 0).
 
 from __future__ import annotations
 
-import argparse
-import asyncio
 import json
 import statistics
 from collections import Counter
 from datetime import UTC, datetime
-from pathlib import Path
 from typing import Any
 
 from eventstore import EventStore
@@ -41,6 +38,7 @@ from projections.summaries.offline import offline_summarizer
 from projections.summaries.sanitize import sanitize_messages
 from projections.summaries.summarizer import SummaryRequest
 from projections.summaries.validation import validate_summary
+from tests.benchmarks import script
 from tests.benchmarks.corpora import tau_bench
 
 RATIOS = (4, 8)
@@ -209,14 +207,7 @@ def report(results: dict[str, Any]) -> str:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=(__doc__ or "").split("\n")[0])
-    parser.add_argument("--limit", type=int, help="runs of tau-bench (default: all)")
-    parser.add_argument("--json", type=Path)
-    args = parser.parse_args()
-    results = asyncio.run(run(args.limit))
-    print(report(results))
-    if args.json:
-        args.json.write_text(json.dumps(results, indent=2), encoding="utf-8")
+    script.main(__doc__, run, report, "runs of tau-bench (default: all)")
 
 
 if __name__ == "__main__":

@@ -82,3 +82,9 @@ def test_agents_session_benchmark_prints_every_figure() -> None:
         "baseline",
     ):
         assert fragment in output
+
+
+def test_recall_benchmark_prints_every_figure() -> None:
+    output = quick_run("tests.benchmarks.bench_recall")
+    for fragment in ("synthetic:", "recall p50", "search p50", "(target <= 3)", "(flat: near 1)"):
+        assert fragment in output

@@ -35,6 +35,8 @@ def test_demo_plays_the_whole_trip(tmp_path: Path) -> None:
     evidence = by_name["why did you exclude G123?"]["evidence"]
     assert evidence
     assert all("G123" in item["text"] and item["source_ids"] for item in evidence)
+    assert evidence[0]["where"].startswith("recalled")
+    assert "I excluded G123" in evidence[0]["text"]  # the message that gave the reason
     memory = by_name["long-term memory, with consent"]
     assert memory["promoted"] == ["preference.weekend_trip.one_way_budget"]
     assert memory["candidates"]["trip.depart"] == "blocked"

@@ -68,7 +68,7 @@ async def search_documents(
     limit: int,
     max_position: int | None,
 ) -> list[Document]:
-    """Rows matching any term, in ``ts_rank`` order (a pre-filter)."""
+    """Rows matching any term (through the GIN index), the newest first (a pre-filter)."""
     if not terms or (scopes is not None and not scopes):
         return []
     bound = _NO_LIMIT if max_position is None else max_position

@@ -161,7 +161,7 @@ class Statements:
         self.search = (
             f"SELECT {columns} FROM documents, to_tsquery('simple', $3) AS query"
             " WHERE tenant_id = $1 AND name = $2 AND tsv @@ query AND position <= $4"
-            f"{scope} ORDER BY ts_rank(tsv, query) DESC, position DESC LIMIT $6"
+            f"{scope} ORDER BY position DESC LIMIT $6"
         )
         self.corpus = (
             "SELECT count(*), coalesce(sum(length), 0) FROM documents"

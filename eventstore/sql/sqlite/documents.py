@@ -88,10 +88,10 @@ def search_documents(
     limit: int,
     max_position: int | None,
 ) -> list[Document]:
-    """Rows matching any term, in FTS5's BM25 order (a pre-filter)."""
+    """Rows matching any term (through FTS5), the newest first (a pre-filter)."""
     if not terms or (scopes is not None and not scopes):
         return []
-    clause, scope_args = _scopes(scopes)
+    clause, scope_args = _scopes(scopes, alias="")
     statement = statements().search.format(scopes=clause)
     bound = _NO_LIMIT if max_position is None else max_position
     rows = db.execute(statement, (_match(terms), tenant_id, name, bound, *scope_args, limit))
@@ -115,7 +115,7 @@ def document_stats(
     count, total = db.execute(
         sql.corpus.format(scopes=clause), (tenant_id, name, bound, *scope_args)
     ).fetchone()
-    joined, joined_args = _scopes(scopes)
+    joined, joined_args = _scopes(scopes, alias="")
     frequency = sql.frequency.format(scopes=joined)
     frequencies = {
         term: int(

@@ -112,21 +112,25 @@ class Statements:
             f"SELECT {columns} FROM documents WHERE tenant_id = ? AND name = ? "
             "AND key IN ({marks})"
         )
-        # The MATCH finds rows of every tenant; the join keeps this tenant's, in scope.
+        # The MATCH finds rows of every tenant; the filter keeps this tenant's, in scope. As a
+        # subquery, not a join: joined, the planner walks the scope index and runs the MATCH
+        # once per row (80 ms instead of 5 ms for 4,000 matches). The newest rows come first:
+        # an order that depends only on the rows within the bounds, so a search as of an
+        # earlier position finds what it found then.
         self.search = (
-            f"SELECT {', '.join('d.' + c for c in columns.split(', '))} FROM documents_fts "
-            "JOIN documents AS d ON d.rowid = documents_fts.rowid "
-            "WHERE documents_fts MATCH ? AND d.tenant_id = ? AND d.name = ? AND d.position <= ? "
-            "{scopes} ORDER BY bm25(documents_fts) LIMIT ?"
+            f"SELECT {columns} FROM documents WHERE rowid IN "
+            "(SELECT rowid FROM documents_fts WHERE documents_fts MATCH ?) "
+            "AND tenant_id = ? AND name = ? AND position <= ? "
+            "{scopes} ORDER BY position DESC LIMIT ?"
         )
         self.corpus = (
             "SELECT count(*), coalesce(sum(length), 0) FROM documents "
             "WHERE tenant_id = ? AND name = ? AND position <= ? {scopes}"
         )
         self.frequency = (
-            "SELECT count(*) FROM documents_fts JOIN documents AS d "
-            "ON d.rowid = documents_fts.rowid WHERE documents_fts MATCH ? AND d.tenant_id = ? "
-            "AND d.name = ? AND d.position <= ? {scopes}"
+            "SELECT count(*) FROM documents WHERE rowid IN "
+            "(SELECT rowid FROM documents_fts WHERE documents_fts MATCH ?) "
+            "AND tenant_id = ? AND name = ? AND position <= ? {scopes}"
         )
         self.reset_documents = "DELETE FROM documents WHERE tenant_id = ? AND name = ?"
         self.reset_read_model = "DELETE FROM read_models WHERE tenant_id = ? AND name = ?"

@@ -4,11 +4,10 @@ loopback that speaks the chat completions API. Every failure ends as a rejected 
 from __future__ import annotations
 
 import json
-import threading
 import time
 from collections.abc import Iterator
 from datetime import UTC, datetime
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from typing import Any, ClassVar
 
 import pytest
@@ -21,6 +20,7 @@ from projections.summaries.offline_v2 import summarize_v2
 from projections.summaries.openai_compat import OpenAICompatibleSummarizer
 from projections.summaries.schema_v2 import Coverage
 from projections.summaries.summarizer import SummaryRequest
+from tests.projections.chat_server import completion, read_json, send_json, serving
 from tests.projections.summaries.test_validation import TRIP
 from tests.projections.test_compaction import filler
 
@@ -34,41 +34,17 @@ class ChatServer(BaseHTTPRequestHandler):
     requests: ClassVar[list[dict[str, Any]]] = []
 
     def do_POST(self) -> None:
-        body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+        body = read_json(self)
         ChatServer.requests.append(body)
         if self.mode == "5xx":
-            self._send(503, {"error": {"message": "overloaded", "type": "server_error"}})
+            send_json(self, 503, {"error": {"message": "overloaded", "type": "server_error"}})
             return
         if self.mode == "slow":
             time.sleep(2)
         content = {"malformed": "{not json at all", "schema": json.dumps({"facts": "x"})}.get(
             self.mode, ""
         ) or summarise_request(body)
-        self._send(
-            200,
-            {
-                "id": "chatcmpl-1",
-                "object": "chat.completion",
-                "created": 0,
-                "model": body["model"],
-                "choices": [
-                    {
-                        "index": 0,
-                        "finish_reason": "stop",
-                        "message": {"role": "assistant", "content": content},
-                    }
-                ],
-                "usage": {"prompt_tokens": 10, "completion_tokens": 10, "total_tokens": 20},
-            },
-        )
-
-    def _send(self, status: int, payload: dict[str, Any]) -> None:
-        data = json.dumps(payload).encode()
-        self.send_response(status)
-        self.send_header("Content-Type", "application/json")
-        self.send_header("Content-Length", str(len(data)))
-        self.end_headers()
-        self.wfile.write(data)
+        send_json(self, 200, completion(body["model"], content))
 
     def log_message(self, *_: Any) -> None:
         """Quiet."""
@@ -100,15 +76,9 @@ def summarise_request(body: dict[str, Any]) -> str:
 
 @pytest.fixture
 def server() -> Iterator[str]:
-    httpd = ThreadingHTTPServer(("127.0.0.1", 0), ChatServer)
-    thread = threading.Thread(target=httpd.serve_forever, daemon=True)
-    thread.start()
     ChatServer.requests = []
-    try:
-        yield f"http://127.0.0.1:{httpd.server_address[1]}/v1"
-    finally:
-        httpd.shutdown()
-        httpd.server_close()
+    with serving(ChatServer) as url:
+        yield url
 
 
 async def trip_session(store: EventStore) -> Any:

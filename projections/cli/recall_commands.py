@@ -1,0 +1,84 @@
+"""``ctxledger search``: the messages of a session (or of every session of a tenant) that best
+match a query."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import click
+from rich.table import Table
+from rich.text import Text
+
+from projections.cli.common import cli, open_store, print_json, run, stdout
+from projections.context.messages import text_of
+from projections.ledger import Ledger
+from projections.recall.search import find
+
+__all__: list[str] = []
+
+
+@cli.command("search")
+@click.argument("query")
+@click.option("--tenant", required=True)
+@click.option(
+    "--session",
+    "session_ids",
+    multiple=True,
+    help="Search this session (repeat for several; default: every session of the tenant).",
+)
+@click.option("--k", "limit", type=click.IntRange(1, 500), default=10, show_default=True)
+@click.option("--json", "as_json", is_flag=True, help="One JSON object per hit.")
+@click.pass_context
+def search_command(
+    context: click.Context,
+    query: str,
+    tenant: str,
+    session_ids: tuple[str, ...],
+    limit: int,
+    as_json: bool,
+) -> None:
+    """Find the messages that best match QUERY (BM25 over the search index), best first."""
+
+    async def action() -> list[dict[str, Any]]:
+        async with open_store(context) as store:
+            ledger = Ledger(store)
+            scopes = [f"session/{s}" for s in session_ids] or None
+            hits = (await find(ledger, tenant, query, scopes=scopes))[:limit]
+            rows = []
+            for hit in hits:
+                session_id = hit.message.stream_id.removeprefix("session/")
+                message = await ledger.session(tenant, session_id).read_message(
+                    hit.message.message_id
+                )
+                rows.append({
+                    "session": session_id,
+                    "message_id": hit.message.message_id,
+                    "version": hit.message.version,
+                    "role": hit.message.role,
+                    "score": round(hit.score, 4),
+                    "matched": list(hit.matched),
+                    "text": text_of(message) if message is not None else "",
+                })  # fmt: skip
+            return rows
+
+    rows = run(action)
+    if as_json:
+        for row in rows:
+            print_json(row)
+        return
+    table = Table(title=f"search {query!r} in {tenant}")
+    for column in ("session", "id", "version", "role", "score", "text"):
+        table.add_column(column, overflow="fold")
+    for row in rows:
+        text = " ".join(row["text"].split())
+        table.add_row(
+            row["session"],
+            Text(row["message_id"]),
+            str(row["version"]),
+            row["role"],
+            f"{row['score']:.2f}",
+            Text(text if len(text) <= 80 else text[:79] + "…"),
+        )
+    stdout.print(table)
+    if not rows:
+        stdout.print("no message matches")

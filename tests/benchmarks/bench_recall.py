@@ -1,0 +1,147 @@
+"""Benchmark of recall: search latency and render-with-recall against a plain warm render, as
+sessions grow (figures for docs/benchmarks.md).
+
+    python -m tests.benchmarks.bench_recall            # sessions of 10k and 100k messages
+    python -m tests.benchmarks.bench_recall --quick    # 1k and 5k messages (a smoke run)
+
+Two corpora, in a SQLite file: real dialogue (the LoCoMo conversations' turns, cycled to the
+size with fresh ids, queried with LoCoMo's own questions; skipped when ../shared/corpora is
+absent), and the context benchmark's synthetic 1-2 KB messages (the same trip talk over and
+over, so that every query term is in most messages: a worst case for any inverted index).
+The search index is caught up once (its build rate is printed), then each turn appends one
+message (not timed) and measures, in the same run: a plain warm render, a render with recall
+for the query (it catches the index up with the new message, searches the session, ranks by
+BM25 and plans the block), and a search alone. Nothing here asserts a time.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import random
+import statistics
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+from eventstore import EventStore
+from projections.context.budget import Budget
+from projections.context.messages import Message, text_of
+from projections.context.tokens import TiktokenCounter
+from projections.ledger import Ledger
+from projections.recall.index import SEARCH_INDEX
+from projections.recall.search import RecallOptions
+from tests.benchmarks.bench_context import conversation, ingest
+from tests.benchmarks.bench_eventstore import percentile
+from tests.benchmarks.corpora import locomo_questions
+
+BUDGET = Budget(context_limit=32_000, max_output_tokens=4_000)
+
+
+def queries(messages: list[Message], count: int) -> list[str]:
+    """Queries of two to four words taken from the conversation, the same every run."""
+    rng = random.Random(11)
+    words = [w for m in messages[:2000] for w in text_of(m).split() if len(w) > 3]
+    return [" ".join(rng.sample(words, rng.randint(2, 4))) for _ in range(count)]
+
+
+def dialogue(count: int, asked: int) -> tuple[list[Message], list[str]] | None:
+    """LoCoMo's turns cycled to ``count`` messages, and ``asked`` of its questions."""
+    try:
+        cases = locomo_questions(None)
+    except FileNotFoundError:
+        return None
+    turns = [m for _, messages, _ in cases for m in messages]
+    questions = [q.text for _, _, qs in cases for q in qs]
+    messages = [turns[i % len(turns)].model_copy(update={"id": f"d{i}"}) for i in range(count)]
+    rng = random.Random(13)
+    return messages, rng.sample(questions, asked)
+
+
+async def turns(ledger: Ledger, session_id: str, asked: list[str]) -> dict[str, list[float]]:
+    session = ledger.session("bench", session_id)
+    samples: dict[str, list[float]] = {"plain": [], "recall": [], "search": []}
+    for turn, query in enumerate(asked):
+        await session.append([Message(id=f"turn{turn}", role="user", content=query)])
+        began = time.perf_counter()
+        await session.render(BUDGET)
+        samples["plain"].append(time.perf_counter() - began)
+        began = time.perf_counter()
+        await session.render(BUDGET, recall=RecallOptions(query=query))
+        samples["recall"].append(time.perf_counter() - began)
+        began = time.perf_counter()
+        await session.search(query, 10)
+        samples["search"].append(time.perf_counter() - began)
+    return samples
+
+
+async def run(sizes: list[int], count: int, corpus: str) -> dict[str, Any]:
+    results: dict[str, Any] = {"corpus": corpus, "sizes": {}}
+    TiktokenCounter()  # load the BPE ranks before anything is timed
+    with tempfile.TemporaryDirectory(prefix="ctxledger-bench-") as name:
+        async with EventStore.open(Path(name) / "ledger.db") as store:
+            for size in sizes:
+                if corpus == "dialogue":
+                    found = dialogue(size, count)
+                    assert found is not None
+                    messages, asked = found
+                else:
+                    messages = conversation(size)
+                    asked = queries(messages, count)
+                await ingest(store, f"s{size}", messages)
+                ledger = Ledger(store)
+                began = time.perf_counter()
+                await ledger.read_model(SEARCH_INDEX).catch_up("bench")
+                built = time.perf_counter() - began
+                await ledger.session("bench", f"s{size}").render(BUDGET)  # warm the cache
+                samples = await turns(ledger, f"s{size}", asked)
+                figures = {"index_messages_per_s": size / built}
+                for kind, values in samples.items():
+                    figures[f"{kind}_p50_ms"] = statistics.median(values) * 1e3
+                    figures[f"{kind}_p95_ms"] = percentile(values, 0.95) * 1e3
+                figures["recall_vs_plain_p95"] = figures["recall_p95_ms"] / figures["plain_p95_ms"]
+                results["sizes"][size] = figures
+    first, last = results["sizes"][sizes[0]], results["sizes"][sizes[-1]]
+    results["recall_growth"] = last["recall_p95_ms"] / first["recall_p95_ms"]
+    return results
+
+
+def report(results: dict[str, Any]) -> str:
+    lines = [
+        f"{results['corpus']}:",
+        f"{'messages':>9} {'index/s':>8} {'plain p50':>9} {'p95':>6} {'recall p50':>10} "
+        f"{'p95':>6} {'search p50':>10} {'p95':>6} {'recall/plain p95':>16}  (ms)",
+    ]
+    for size, f in results["sizes"].items():
+        lines.append(
+            f"{size:>9} {f['index_messages_per_s']:>8.0f} {f['plain_p50_ms']:>9.2f} "
+            f"{f['plain_p95_ms']:>6.2f} {f['recall_p50_ms']:>10.2f} {f['recall_p95_ms']:>6.2f} "
+            f"{f['search_p50_ms']:>10.2f} {f['search_p95_ms']:>6.2f} "
+            f"{f['recall_vs_plain_p95']:>15.2f}x"
+        )
+    sizes = list(results["sizes"])
+    last = results["sizes"][sizes[-1]]
+    lines.append(
+        f"render with recall p95 / plain warm render p95 at {sizes[-1]}: "
+        f"{last['recall_vs_plain_p95']:.2f}x (target <= 3)"
+    )
+    lines.append(
+        f"render with recall p95, {sizes[-1]} / {sizes[0]} messages: "
+        f"{results['recall_growth']:.2f}x (flat: near 1)"
+    )
+    return "\n".join(lines)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=(__doc__ or "").split("\n")[0])
+    parser.add_argument("--quick", action="store_true")
+    args = parser.parse_args()
+    sizes, count = ([1_000, 5_000], 20) if args.quick else ([10_000, 100_000], 60)
+    corpora = ["dialogue", "synthetic"] if dialogue(10, 1) is not None else ["synthetic"]
+    for corpus in corpora:
+        print(report(asyncio.run(run(sizes, count, corpus))))
+
+
+if __name__ == "__main__":
+    main()
