@@ -118,6 +118,7 @@ class SessionReads:
             scopes=[self.stream_id],
             max_position=cut.position,
             limit=options.candidates,
+            expand=options.expand,
         )
         found = [RecallHit(hit.message.message_id, hit.score) for hit in hits]
         return Recall(query, found, options.share, options.neighbours)

@@ -8,6 +8,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from eventstore.recorder import Document, DocumentStats
 from projections.recall.index import SEARCH_INDEX
 from projections.recall.rank import Hit, bm25
 from projections.recall.terms import query_terms
@@ -19,6 +20,8 @@ __all__ = ["CANDIDATES", "RecallOptions", "find"]
 
 #: Rows the store's own ranking passes on to BM25 here (ranking is exact within them).
 CANDIDATES = 500
+#: Expand queries by pseudo-relevance feedback (see :func:`find`).
+EXPAND = False
 
 
 @dataclass(frozen=True)
@@ -31,12 +34,17 @@ class RecallOptions:
         neighbours: page in the other party's neighbouring turn of a hit when there is room
             (helps dialogue; one-speaker logs have no other party, so it costs them nothing).
         candidates: rows the store's pre-filter passes to BM25.
+        expand: expand the query by pseudo-relevance feedback (terms the best three hits
+            share, weighted 0.3): +1.2 to +1.6 points of LoCoMo evidence, but the shared terms
+            are often common ones (a speaker's name) whose counts cost: render with recall
+            went from 44 to 139 ms at 100k messages. Off by default.
     """
 
     query: str | None = None
     share: float = 0.4
     neighbours: bool = True
     candidates: int = 200
+    expand: bool = EXPAND
 
     def __post_init__(self) -> None:
         if not 0 < self.share < 1:
@@ -51,6 +59,7 @@ async def find(
     scopes: Sequence[str] | None = None,
     max_position: int | None = None,
     limit: int = CANDIDATES,
+    expand: bool = EXPAND,
 ) -> list[Hit]:
     """The messages of ``scopes`` (session streams; None: every session of the tenant) that
     match ``query``, best first, as of ``max_position`` (None: now)."""
@@ -59,17 +68,80 @@ async def find(
         return []
     runner = ledger.read_model(SEARCH_INDEX)
     await runner.catch_up(tenant_id)
-    models = ledger.store.read_models
-    stats = await models.stats(
-        tenant_id, runner.name, terms, scopes=scopes, max_position=max_position
-    )
-    finding = _finding_terms(terms, stats.frequencies, limit)
-    if not finding:
-        return []
-    documents = await models.search(
-        tenant_id, runner.name, finding, scopes=scopes, limit=limit, max_position=max_position
-    )
-    return bm25(terms, documents, stats)
+    search = _Search(ledger, tenant_id, runner.name, scopes, max_position, limit)
+    documents, stats = await search.rows(terms)
+    hits = bm25(terms, documents, stats)
+    if not expand or not hits:
+        return hits
+    extra = _expansion(terms, documents, hits)
+    if not extra:
+        return hits
+    more, more_stats = await search.rows(extra)
+    return _fused(hits, bm25(extra, [*documents, *more], more_stats))
+
+
+_FEEDBACK = 3  # the best hits that suggest expansion terms
+_EXPANSION = 5  # terms added
+_EXPANSION_WEIGHT = 0.3
+
+
+@dataclass(frozen=True)
+class _Search:
+    ledger: Ledger
+    tenant_id: str
+    name: str
+    scopes: Sequence[str] | None
+    max_position: int | None
+    limit: int
+
+    async def rows(self, terms: Sequence[str]) -> tuple[list[Document], DocumentStats]:
+        models = self.ledger.store.read_models
+        bounds = (self.tenant_id, self.name, terms)
+        stats = await models.stats(*bounds, scopes=self.scopes, max_position=self.max_position)
+        finding = _finding_terms(terms, stats.frequencies, self.limit)
+        if not finding:
+            return [], stats
+        documents = await models.search(
+            self.tenant_id,
+            self.name,
+            finding,
+            scopes=self.scopes,
+            limit=self.limit,
+            max_position=self.max_position,
+        )
+        return documents, stats
+
+
+def _expansion(
+    terms: Sequence[str], documents: Sequence[Document], hits: Sequence[Hit]
+) -> list[str]:
+    """Pseudo-relevance feedback: terms that at least two of the best hits share and the query
+    lacks, most shared first (ties: first seen)."""
+    by_key = {(d.scope, d.position): d for d in documents}
+    asked = set(terms)
+    counts: dict[str, int] = {}
+    for hit in hits[:_FEEDBACK]:
+        document = by_key.get((hit.message.stream_id, hit.message.position))
+        if document is None:
+            continue
+        for term in dict.fromkeys(document.terms.split()):
+            if term not in asked:
+                counts[term] = counts.get(term, 0) + 1
+    shared = [t for t, n in sorted(counts.items(), key=lambda i: -i[1]) if n >= 2]
+    return shared[:_EXPANSION]
+
+
+def _fused(hits: Sequence[Hit], expanded: Sequence[Hit]) -> list[Hit]:
+    """The query's scores plus a share of the expansion's, best first."""
+    scores = {(h.message.stream_id, h.message.position): h for h in hits}
+    total = {key: hit.score for key, hit in scores.items()}
+    for hit in expanded:
+        key = (hit.message.stream_id, hit.message.position)
+        total[key] = total.get(key, 0.0) + _EXPANSION_WEIGHT * hit.score
+        scores.setdefault(key, hit)
+    fused = [Hit(scores[key].message, score, scores[key].matched) for key, score in total.items()]
+    fused.sort(key=lambda hit: (-hit.score, -hit.message.position))
+    return fused
 
 
 def _finding_terms(terms: Sequence[str], frequencies: dict[str, int], limit: int) -> list[str]:

@@ -9,6 +9,7 @@ from typing import Any
 from eventstore import EventStore
 from projections.ledger import Ledger
 from projections.recall.index import SEARCH_INDEX
+from projections.recall.search import find
 
 CHAT = [
     {"id": "m1", "role": "user", "content": "My daughter Ana loves painting sunsets."},
@@ -87,3 +88,24 @@ async def test_search_as_of_an_earlier_version(store: EventStore) -> None:
         r.message.id for r in before
     ]
     assert await session.search("painting", 5, at_version=2) == before  # same scores too
+
+
+async def test_feedback_expansion_adds_what_the_best_hits_share(store: EventStore) -> None:
+    ledger = Ledger(store)
+    session = ledger.session("acme", "trip")
+    await session.append(CHAT)
+    await session.append(
+        [
+            {"id": "m8", "role": "user", "content": "Hangzhou West Lake at sunset, then tea."},
+            {"id": "m9", "role": "assistant", "content": "West Lake tea houses close at 18:00."},
+            {"id": "m10", "role": "user", "content": "Sunset over West Lake in Hangzhou!"},
+        ]
+    )
+    plain = await find(ledger, "acme", "Hangzhou sunset", scopes=["session/trip"])
+    expanded = await find(ledger, "acme", "Hangzhou sunset", scopes=["session/trip"], expand=True)
+    assert [h.message.message_id for h in plain][:1] == [h.message.message_id for h in expanded][:1]
+    # "west" and "lake", shared by the best hits, find m9, which has no query term
+    assert "m9" not in [h.message.message_id for h in plain]
+    assert "m9" in [h.message.message_id for h in expanded]
+    again = await find(ledger, "acme", "Hangzhou sunset", scopes=["session/trip"], expand=True)
+    assert again == expanded  # deterministic
