@@ -19,6 +19,7 @@ import base64
 import itertools
 from typing import Any, Protocol
 
+from eventstore.bundle_checks import erasure_names
 from eventstore.bundle_verify import BUNDLE_FORMAT, BundleFailure, BundleReport, verify_bundle
 from eventstore.errors import LedgerError
 from eventstore.merkle import (
@@ -53,12 +54,23 @@ def _b64(raw: bytes | None) -> str | None:
 
 
 async def export_bundle(
-    source: BundleSource, tenant_id: str, *, stream: str | None = None, origin: str | None = None
+    source: BundleSource,
+    tenant_id: str,
+    *,
+    stream: str | None = None,
+    origin: str | None = None,
+    trusted_size: int | None = None,
 ) -> dict[str, Any]:
     """The bundle of a tenant (or one stream), up to its newest checkpoint.
 
+    A stream export also carries the ``PayloadErased`` events that explain its erased events
+    (``erasures``), with inclusion proofs. With ``trusted_size`` (the size of a checkpoint an
+    auditor holds) the bundle carries the consistency proof from it to the newest checkpoint.
+
     Raises:
-        LedgerError: the tenant has no checkpoint yet (run ``ctxledger checkpoint`` first).
+        LedgerError: the tenant has no checkpoint yet (run ``ctxledger checkpoint`` first); an
+            exported payload is missing and no ``PayloadErased`` up to the newest checkpoint
+            names it; ``trusted_size`` is beyond the newest checkpoint.
     """
     notes = await source.checkpoint_notes(tenant_id)
     if not notes:
@@ -68,54 +80,93 @@ async def export_bundle(
         )
     checkpoints = [parse_checkpoint(open_note(note, [])[0]) for note in notes]
     newest = max(checkpoints, key=lambda c: c.size)
-    events = await source.events(tenant_id, newest.size)
-    if stream is not None:
-        events = [e for e in events if e.stream_id == stream]
+    entries = [_entry(e) for e in await source.events(tenant_id, newest.size)]
+    named = erasure_names(entries)
+    _refuse_unexplained(entries, named, stream)
+    chosen = entries if stream is None else [e for e in entries if e["stream_id"] == stream]
+    erasures = [] if stream is None else _explaining(entries, chosen, named)
     sizes = sorted({c.size for c in checkpoints})
+    pairs = list(itertools.pairwise(sizes))
+    if trusted_size is not None:
+        if trusted_size > newest.size:
+            raise LedgerError(
+                f"the trusted checkpoint covers {trusted_size} events but the log's newest "
+                f"checkpoint covers {newest.size}: the log is shorter than what was published "
+                f"(truncated or restored from an older copy)"
+            )
+        pairs.append((trusted_size, newest.size))
     consistency = [
         {
             "from": a,
             "to": b,
             "proof": [p.hex() for p in await source.consistency_proof(tenant_id, a, b)],
         }
-        for a, b in itertools.pairwise(sizes)
+        for a, b in dict.fromkeys(pairs)
+        if a < b
     ]
     inclusion = {}
     if stream is not None:
-        for event in events:
-            proof = await source.inclusion_proof(tenant_id, event.position, newest.size)
-            inclusion[str(event.position)] = [p.hex() for p in proof]
-    return {
+        for entry in [*chosen, *erasures]:
+            proof = await source.inclusion_proof(tenant_id, entry["position"], newest.size)
+            inclusion[str(entry["position"])] = [p.hex() for p in proof]
+    bundle = {
         "format": BUNDLE_FORMAT,
         "tenant": tenant_id,
         "stream": stream,
         "origin": origin or newest.origin or default_origin(tenant_id),
         "algorithm": newest.algorithm,
         "tree_size": newest.size,
-        "events": [
-            {
-                "tenant_id": e.tenant_id,
-                "stream_id": e.stream_id,
-                "version": e.version,
-                "position": e.position,
-                "event_id": e.event_id,
-                "type": e.type,
-                "schema_version": e.schema_version,
-                "recorded_at": e.recorded_at,
-                "actor": e.actor,
-                "payload_hash": e.payload_hash.hex(),
-                "prev_hash": e.prev_hash.hex(),
-                "hash": e.hash.hex(),
-                "payload": _b64(e.payload),
-                "salt": _b64(e.salt),
-                "erased": e.payload is None,
-            }
-            for e in events
-        ],
+        "events": chosen,
         "checkpoints": notes,
         "consistency": consistency,
         "inclusion": inclusion,
     }
+    if stream is not None:
+        bundle["erasures"] = erasures
+    return bundle
+
+
+def _entry(e: StoredEvent) -> dict[str, Any]:
+    return {
+        "tenant_id": e.tenant_id,
+        "stream_id": e.stream_id,
+        "version": e.version,
+        "position": e.position,
+        "event_id": e.event_id,
+        "type": e.type,
+        "schema_version": e.schema_version,
+        "recorded_at": e.recorded_at,
+        "actor": e.actor,
+        "payload_hash": e.payload_hash.hex(),
+        "prev_hash": e.prev_hash.hex(),
+        "hash": e.hash.hex(),
+        "payload": _b64(e.payload),
+        "salt": _b64(e.salt),
+        "erased": e.payload is None,
+    }
+
+
+def _refuse_unexplained(
+    entries: list[dict[str, Any]], named: dict[str, int], stream: str | None
+) -> None:
+    for entry in entries:
+        if entry["payload"] is None and entry["event_id"] not in named:
+            if stream is not None and entry["stream_id"] != stream:
+                continue
+            raise LedgerError(
+                f"event {entry['event_id']} (position {entry['position']}) has no payload and "
+                f"no PayloadErased up to the newest checkpoint names it. If it was erased "
+                f"since, record a checkpoint and export again; otherwise its payload was "
+                f"deleted behind the store's back: run 'ctxledger verify'"
+            )
+
+
+def _explaining(
+    entries: list[dict[str, Any]], chosen: list[dict[str, Any]], named: dict[str, int]
+) -> list[dict[str, Any]]:
+    """The erasure events that name the erased events among ``chosen``."""
+    wanted = {named[e["event_id"]] for e in chosen if e["payload"] is None}
+    return [e for e in entries if e["position"] in wanted]
 
 
 class StoreSource:

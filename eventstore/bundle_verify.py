@@ -9,6 +9,13 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict
 
+from eventstore.bundle_checks import (
+    Fail,
+    check_checkpoint_events,
+    check_erasures,
+    check_trusted,
+    erasure_names,
+)
 from eventstore.hashing import event_hash, genesis_hash, header_bytes, payload_hash
 from eventstore.merkle import (
     Algorithm,
@@ -19,6 +26,7 @@ from eventstore.merkle import (
     verify_inclusion,
 )
 from eventstore.notes import NoteError, Verifier, open_note, parse_checkpoint
+from eventstore.records import ERASURE_EVENT_TYPE, ERASURE_STREAM
 
 __all__ = ["BUNDLE_FORMAT", "BundleFailure", "BundleReport", "verify_bundle"]
 
@@ -58,10 +66,13 @@ def _hex(value: Any, name: str) -> bytes:
     return bytes.fromhex(value)
 
 
-def verify_bundle(bundle: Any, verifiers: Sequence[Verifier] = ()) -> BundleReport:
+def verify_bundle(
+    bundle: Any, verifiers: Sequence[Verifier] = (), trusted: Sequence[str] = ()
+) -> BundleReport:
     """Verify a bundle offline (see the module's docstring). With ``verifiers``, every
     checkpoint must carry a valid signature of one of them; without, signatures are not
-    checked (the report says so) but everything else is."""
+    checked (the report says so) but everything else is. Each of ``trusted`` (a signed
+    checkpoint note published earlier) must be extended by the bundle's log."""
     failures: list[BundleFailure] = []
 
     def fail(check: str, detail: str, position: int | None = None) -> None:
@@ -71,12 +82,27 @@ def verify_bundle(bundle: Any, verifiers: Sequence[Verifier] = ()) -> BundleRepo
         found = bundle.get("format") if isinstance(bundle, dict) else type(bundle).__name__
         fail("format", f"expected a {BUNDLE_FORMAT} document, found {found!r}")
         return _report(bundle, failures, 0, 0, 0, 0, bool(verifiers))
-    tenant = bundle.get("tenant")
     algorithm: Algorithm = bundle.get("algorithm", "blake3")
-    origin = bundle.get("origin")
-    stream = bundle.get("stream")
+    roots, signed = _check_checkpoints(bundle, verifiers, fail)
+    _check_consistency(bundle, roots, algorithm, fail)
+    events = bundle.get("events") or []
+    full = bundle.get("stream") is None
+    erased, leaves = _check_events(bundle, events, roots, fail)
+    erasures = [] if full else _check_erasure_events(bundle, roots, fail)
+    check_erasures(events, erasure_names([*events, *erasures]), fail)
+    if full:
+        check_checkpoint_events(events, bundle.get("checkpoints") or [], fail)
+        if roots:
+            _check_roots(leaves, roots, algorithm, fail)
+    for note in trusted:
+        check_trusted(bundle, note, verifiers, roots, leaves if full else None, fail)
+    return _report(bundle, failures, len(events), erased, len(roots), signed, bool(verifiers))
 
-    # Checkpoints: signatures, origin, algorithm, forks.
+
+def _check_checkpoints(
+    bundle: dict[str, Any], verifiers: Sequence[Verifier], fail: Fail
+) -> tuple[dict[int, bytes], int]:
+    """Signatures, origin, algorithm and forks of the bundle's checkpoints."""
     roots: dict[int, bytes] = {}
     signed = 0
     for index, note in enumerate(bundle.get("checkpoints") or []):
@@ -84,60 +110,66 @@ def verify_bundle(bundle: Any, verifiers: Sequence[Verifier] = ()) -> BundleRepo
             body, names = open_note(note, list(verifiers))
             checkpoint = parse_checkpoint(body)
         except (NoteError, TypeError, AttributeError) as error:
-            fail("checkpoint", f"checkpoint {index}: {error}")
+            fail("checkpoint", f"checkpoint {index}: {error}", None)
             continue
+        label = f"checkpoint {index}"
         if verifiers and not names:
             fail(
                 "signature",
-                f"checkpoint {index} (size {checkpoint.size}) carries no "
-                f"signature of the given keys",
+                f"{label} (size {checkpoint.size}) carries no signature of the given keys",
+                None,
             )
         signed += bool(names)
-        if checkpoint.origin != origin:
+        if checkpoint.origin != bundle.get("origin"):
             fail(
                 "origin",
-                f"checkpoint {index} is for origin {checkpoint.origin!r}, the "
-                f"bundle for {origin!r}",
+                f"{label} is for origin {checkpoint.origin!r}, the bundle for "
+                f"{bundle.get('origin')!r}",
+                None,
             )
-        if checkpoint.algorithm != algorithm:
-            fail(
-                "checkpoint",
-                f"checkpoint {index} uses {checkpoint.algorithm}, the bundle {algorithm}",
-            )
-        known = roots.get(checkpoint.size)
-        if known is not None and known != checkpoint.root:
+        if checkpoint.algorithm != bundle.get("algorithm", "blake3"):
+            fail("checkpoint", f"{label} uses {checkpoint.algorithm}, the bundle another", None)
+        known = roots.setdefault(checkpoint.size, checkpoint.root)
+        if known != checkpoint.root:
             fail(
                 "fork",
                 f"two checkpoints for size {checkpoint.size} with different roots "
                 f"({known.hex()} and {checkpoint.root.hex()}): the log forked",
+                None,
             )
-        roots.setdefault(checkpoint.size, checkpoint.root)
     if not roots:
-        fail("checkpoint", "the bundle has no readable checkpoint")
-    tree_size = bundle.get("tree_size")
-    if roots and tree_size != max(roots):
+        fail("checkpoint", "the bundle has no readable checkpoint", None)
+    elif bundle.get("tree_size") != max(roots):
         fail(
             "tree size",
-            f"the bundle claims tree size {tree_size}, its newest checkpoint says {max(roots)}",
+            f"the bundle claims tree size {bundle.get('tree_size')}, its newest checkpoint "
+            f"says {max(roots)}",
+            None,
         )
+    return roots, signed
 
-    # Consistency between consecutive checkpoints.
-    sizes = sorted(roots)
+
+def _check_consistency(
+    bundle: dict[str, Any], roots: dict[int, bytes], algorithm: Algorithm, fail: Fail
+) -> None:
+    """Each checkpoint extends the one before it."""
     proofs = {(p.get("from"), p.get("to")): p.get("proof") for p in bundle.get("consistency") or []}
-    for a, b in itertools.pairwise(sizes):
+    for a, b in itertools.pairwise(sorted(roots)):
         proof = proofs.get((a, b))
         if proof is None:
-            fail("consistency", f"no consistency proof from size {a} to {b}")
+            fail("consistency", f"no consistency proof from size {a} to {b}", None)
             continue
         try:
-            verify_consistency(
-                a, b, roots[a], roots[b], [_hex(p, "proof") for p in proof], algorithm
-            )
+            hashes = [_hex(p, "proof") for p in proof]
+            verify_consistency(a, b, roots[a], roots[b], hashes, algorithm)
         except (ProofError, ValueError) as error:
-            fail("consistency", f"{a} → {b}: {error}")
+            fail("consistency", f"{a} → {b}: {error}", None)
 
-    # Events: commitments, hashes, chains, membership.
-    events = bundle.get("events") or []
+
+def _check_events(
+    bundle: dict[str, Any], events: list[Any], roots: dict[int, bytes], fail: Fail
+) -> tuple[int, list[bytes]]:
+    """Commitments, hashes, chains, order and membership; returns (erased, leaves)."""
     erased = 0
     heads: dict[str, tuple[int, bytes]] = {}
     leaves: list[bytes] = []
@@ -145,7 +177,7 @@ def verify_bundle(bundle: Any, verifiers: Sequence[Verifier] = ()) -> BundleRepo
     for raw in events:
         position = raw.get("position") if isinstance(raw, dict) else None
         try:
-            erased += _check_event(raw, tenant, heads, fail)
+            erased += _check_event(raw, bundle.get("tenant"), heads, fail)
             digest = _hex(raw["hash"], "hash")
         except (KeyError, ValueError, TypeError) as error:
             fail("event", f"malformed event: {error}", position)
@@ -158,7 +190,7 @@ def verify_bundle(bundle: Any, verifiers: Sequence[Verifier] = ()) -> BundleRepo
                 position,
             )
         else:
-            if stream is None and position != last_position + 1:
+            if bundle.get("stream") is None and position != last_position + 1:
                 fail(
                     "missing",
                     f"positions {last_position + 1}..{position - 1} are missing",
@@ -166,30 +198,52 @@ def verify_bundle(bundle: Any, verifiers: Sequence[Verifier] = ()) -> BundleRepo
                 )
             last_position = position
         leaves.append(digest)
-        if stream is not None and roots and isinstance(position, int):
-            newest = max(roots)
-            proof = (bundle.get("inclusion") or {}).get(str(position))
-            if proof is None:
-                fail("inclusion", "no inclusion proof", position)
+        if bundle.get("stream") is not None:
+            _check_inclusion(bundle, position, digest, roots, fail)
+    return erased, leaves
+
+
+def _check_erasure_events(bundle: dict[str, Any], roots: dict[int, bytes], fail: Fail) -> list[Any]:
+    """The ``PayloadErased`` events a stream export carries to explain its erased events:
+    each verified like an event, and included in the checkpointed tree."""
+    erasures = bundle.get("erasures") or []
+    heads: dict[str, tuple[int, bytes]] = {}
+    for raw in erasures:
+        position = raw.get("position") if isinstance(raw, dict) else None
+        try:
+            if raw["stream_id"] != ERASURE_STREAM or raw["type"] != ERASURE_EVENT_TYPE:
+                fail("erasure", "an entry of 'erasures' is not a PayloadErased event", position)
                 continue
-            try:
-                verify_inclusion(
-                    position - 1,
-                    newest,
-                    leaf_hash(digest, algorithm),
-                    [_hex(p, "proof") for p in proof],
-                    roots[newest],
-                    algorithm,
-                )
-            except (ProofError, ValueError) as error:
-                fail("inclusion", str(error), position)
-    if stream is None and roots:
-        _check_roots(leaves, roots, algorithm, fail)
-    return _report(bundle, failures, len(events), erased, len(roots), signed, bool(verifiers))
+            heads.pop(ERASURE_STREAM, None)  # not consecutive: links are not checked
+            _check_event(raw, bundle.get("tenant"), heads, fail)
+            _check_inclusion(bundle, position, _hex(raw["hash"], "hash"), roots, fail)
+        except (KeyError, ValueError, TypeError) as error:
+            fail("erasure", f"malformed erasure event: {error}", position)
+    return list(erasures)
+
+
+def _check_inclusion(
+    bundle: dict[str, Any], position: Any, digest: bytes, roots: dict[int, bytes], fail: Fail
+) -> None:
+    if not roots or not isinstance(position, int):
+        return
+    newest = max(roots)
+    proof = (bundle.get("inclusion") or {}).get(str(position))
+    if proof is None:
+        fail("inclusion", "no inclusion proof", position)
+        return
+    algorithm: Algorithm = bundle.get("algorithm", "blake3")
+    try:
+        hashes = [_hex(p, "proof") for p in proof]
+        verify_inclusion(
+            position - 1, newest, leaf_hash(digest, algorithm), hashes, roots[newest], algorithm
+        )
+    except (ProofError, ValueError) as error:
+        fail("inclusion", str(error), position)
 
 
 def _check_event(
-    raw: dict[str, Any], tenant: Any, heads: dict[str, tuple[int, bytes]], fail: Any
+    raw: dict[str, Any], tenant: Any, heads: dict[str, tuple[int, bytes]], fail: Fail
 ) -> int:
     """Check one event's commitment, hash and chain link; returns 1 if it is erased."""
     position = raw["position"]
@@ -232,7 +286,7 @@ def _check_event(
 
 
 def _check_roots(
-    leaves: list[bytes], roots: dict[int, bytes], algorithm: Algorithm, fail: Any
+    leaves: list[bytes], roots: dict[int, bytes], algorithm: Algorithm, fail: Fail
 ) -> None:
     """Recompute the root at every checkpointed size from the events (a full export)."""
     for size in sorted(roots):

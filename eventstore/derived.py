@@ -3,14 +3,15 @@ and its signed checkpoints, and verification (mixed into :class:`~eventstore.sto
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Protocol
 
 from eventstore.codec import prepare_event
 from eventstore.events import NewEvent, RecordedEvent, Snapshot
 from eventstore.hashing import snapshot_hash
-from eventstore.merkle import Algorithm
+from eventstore.merkle import ALGORITHMS, Algorithm
 from eventstore.names import validate_stream, validate_tenant
-from eventstore.notes import Signer
+from eventstore.notes import Signer, Verifier
 from eventstore.records import (
     CHECKPOINT_EVENT_TYPE,
     CHECKPOINT_STREAM,
@@ -20,7 +21,7 @@ from eventstore.records import (
 )
 from eventstore.registry import EventTypeRegistry
 from eventstore.scan import ProgressCallback, verify_log
-from eventstore.tree import MerkleLog, signed_checkpoint
+from eventstore.tree import CHUNK_LEVEL, MerkleLog, signed_checkpoint
 from eventstore.verify import VerificationReport
 
 if TYPE_CHECKING:
@@ -138,15 +139,45 @@ class DerivedVerbs:
         *,
         stream: str | None = None,
         progress: ProgressCallback | None = None,
+        verifiers: Sequence[Verifier] = (),
+        trusted_checkpoints: Sequence[str] = (),
     ) -> VerificationReport:
         """Recompute every hash of a tenant's log (or of one stream) from the stored bytes.
 
         Reports the first bad event of each stream: an edited payload or envelope, a missing,
         re-ordered or moved event, a truncated stream. Erased payloads count as ``erased``
-        when a verified ``PayloadErased`` names them.
+        when a verified ``PayloadErased`` names them. For a whole tenant it also recomputes
+        the Merkle root at every recorded checkpoint (requiring a valid signature of one of
+        ``verifiers`` on each, when given), proves the log extends each of
+        ``trusted_checkpoints`` (signed notes published earlier) and compares the stored tree
+        nodes with the log: this is what catches a rewrite whose hashes were recomputed with
+        the public hash spec, and a truncation or an old restore.
+
+        Raises:
+            EventValidationError: trusted checkpoints given with a stream.
         """
         validate_tenant(tenant_id)
         if stream is not None:
             validate_stream(stream, allow_reserved=True)
         await self.initialize()
-        return await verify_log(self.recorder, tenant_id, stream, progress)
+        return await verify_log(
+            self.recorder,
+            tenant_id,
+            stream,
+            progress,
+            verifiers=verifiers,
+            trusted=trusted_checkpoints,
+        )
+
+    async def rebuild_tree(self: _Store, tenant_id: str) -> int:
+        """Delete the tenant's stored Merkle nodes and store them again from the log; returns
+        the chunks stored. The nodes are derived: do this once ``verify`` with the signed
+        checkpoints says the log is sound but the stored nodes differ."""
+        validate_tenant(tenant_id)
+        await self.initialize()
+        added = 0
+        for algorithm in ALGORITHMS:
+            if await self.recorder.merkle_extent(tenant_id, algorithm, CHUNK_LEVEL):
+                await self.recorder.delete_merkle_nodes(tenant_id, algorithm)
+                added += await MerkleLog(self.recorder, tenant_id, algorithm).sync()
+        return added

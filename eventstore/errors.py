@@ -39,6 +39,7 @@ __all__ = [
     "PayloadTooLargeError",
     "SchemaVersionError",
     "StorageError",
+    "TamperedLogError",
     "TenantIsolationError",
     "UnknownEventTypeError",
     "UnsupportedDatabaseError",
@@ -149,6 +150,25 @@ class VerificationError(LedgerError):
 
     def __init__(self, message: str) -> None:
         super().__init__(message)
+
+
+class TamperedLogError(VerificationError):
+    """An event read to serve a context, a summary chain or a search does not match its hashes
+    or its chain: the stored log was edited. Nothing built from it is returned."""
+
+    def __init__(
+        self, tenant_id: str, stream_id: str, version: int, position: int, reason: str
+    ) -> None:
+        self.tenant_id = tenant_id
+        self.stream_id = stream_id
+        self.version = version
+        self.position = position
+        self.reason = reason
+        super().__init__(
+            f"event {stream_id} v{version} (position {position}) of tenant {tenant_id} was "
+            f"read but does not verify: {reason}. The log was edited behind the store; run "
+            f"'ctxledger verify --tenant {tenant_id}' to see everything that is wrong"
+        )
 
 
 class StorageError(LedgerError):

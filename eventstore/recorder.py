@@ -209,6 +209,10 @@ class MerkleRecorder(Protocol):
         (they are derived deterministically from the log)."""
         ...
 
+    async def delete_merkle_nodes(self, tenant_id: str, algorithm: str) -> None:
+        """Delete every stored node of one tenant's tree in one hash mode (to rebuild it)."""
+        ...
+
 
 class ReadModelStore(Protocol):
     """Read models with rows of their own, each with a checkpoint (the tenant position it has

@@ -232,7 +232,8 @@ def plan_erasure(
 
     Raises:
         EventNotFoundError: an id is not an event of this tenant.
-        ErasureError: an id names a ``PayloadErased`` event (the record of an erasure is kept).
+        ErasureError: an id names a ``PayloadErased`` event (the record of an erasure is kept)
+            or a ``CheckpointRecorded`` one.
     """
     missing = [event_id for event_id in event_ids if event_id not in found]
     if missing:
@@ -242,6 +243,12 @@ def plan_erasure(
         raise ErasureError(
             f"events {', '.join(protected)} record erasures themselves and cannot be erased: "
             f"they are the proof that an erasure happened"
+        )
+    anchors = [e.event_id for e in found.values() if e.stream_id == CHECKPOINT_STREAM]
+    if anchors:
+        raise ErasureError(
+            f"events {', '.join(anchors)} are signed checkpoints and cannot be erased: they "
+            f"hold no personal data, and verification and bundles rely on every one of them"
         )
     already = {e.event_id: e.erased_by for e in found.values() if e.erased_by is not None}
     to_erase = list(dict.fromkeys(i for i in event_ids if i not in already))

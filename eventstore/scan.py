@@ -2,26 +2,44 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING
 
-from eventstore.recorder import LogRecorder
+from eventstore.anchors import AnchorReport, check_anchors
+from eventstore.errors import EventValidationError
+from eventstore.merkle import ALGORITHMS, Algorithm
+from eventstore.notes import Verifier
 from eventstore.records import ERASURE_STREAM
-from eventstore.verify import ChainVerifier, VerificationReport
+from eventstore.verify import ChainVerifier, VerificationFailure, VerificationReport
+
+if TYPE_CHECKING:
+    from eventstore.tree import TreeRecorder
 
 __all__ = ["ProgressCallback", "verify_log"]
 
 #: Called with (events checked so far, events to check) while verifying.
 ProgressCallback = Callable[[int, int], None]
 _BATCH = 5000
+_CHUNK_LEVEL = 8  # the lowest stored tree level (eventstore.tree.CHUNK_LEVEL)
 
 
 async def verify_log(
-    recorder: LogRecorder,
+    recorder: TreeRecorder,
     tenant_id: str,
     stream: str | None = None,
     progress: ProgressCallback | None = None,
+    *,
+    verifiers: Sequence[Verifier] = (),
+    trusted: Sequence[str] = (),
 ) -> VerificationReport:
-    """Recompute every hash of a tenant's log (or of one stream) from the stored bytes."""
+    """Recompute every hash of a tenant's log (or of one stream) from the stored bytes; for a
+    whole tenant, bind it to its signed checkpoints, the ``trusted`` ones and the stored tree
+    (see :mod:`eventstore.anchors`)."""
+    if stream is not None and trusted:
+        raise EventValidationError(
+            "a trusted checkpoint covers the whole tenant's log; verify the tenant without a "
+            "stream to check it"
+        )
     verifier = ChainVerifier(tenant_id, stream)
     state = await recorder.log_state(tenant_id, stream)
     if stream is None:
@@ -38,11 +56,61 @@ async def verify_log(
             tenant_id, ERASURE_STREAM, verifier.last_version(ERASURE_STREAM) + 1, None
         )
         verifier.feed_erasures(later)
-    return verifier.finish(state.heads, state.position if stream is None else None)
+    report = verifier.finish(state.heads, state.position if stream is None else None)
+    if stream is not None:
+        return report
+    nodes = {
+        algorithm: await _stored_nodes(recorder, tenant_id, algorithm) for algorithm in ALGORITHMS
+    }
+    anchors = check_anchors(
+        verifier.leaves,
+        verifier.checkpoints,
+        verifiers=verifiers,
+        trusted=trusted,
+        stored_nodes={a: levels for a, levels in nodes.items() if levels},
+    )
+    return _with_anchors(report, anchors)
+
+
+def _with_anchors(report: VerificationReport, anchors: AnchorReport) -> VerificationReport:
+    found = [
+        VerificationFailure(
+            tenant=report.tenant,
+            stream=finding.subject,
+            version=None,
+            position=finding.position,
+            event_id=finding.event_id,
+            reason=finding.reason,
+        )
+        for finding in anchors.findings
+    ]
+    failures = report.failures + found
+    return report.model_copy(
+        update={
+            "ok": not failures,
+            "failures": failures,
+            "checkpoints": anchors.checkpoints,
+            "trusted_checkpoints": anchors.trusted,
+            "signatures_verified": anchors.signatures_verified,
+            "signatures_checked": anchors.signatures_checked,
+            "tree_nodes": anchors.tree_nodes,
+        }
+    )
+
+
+async def _stored_nodes(
+    recorder: TreeRecorder, tenant_id: str, algorithm: Algorithm
+) -> dict[int, list[bytes]]:
+    levels: dict[int, list[bytes]] = {}
+    level = _CHUNK_LEVEL
+    while count := await recorder.merkle_extent(tenant_id, algorithm, level):
+        levels[level] = await recorder.merkle_nodes(tenant_id, algorithm, level, 0, count - 1)
+        level += 1
+    return levels
 
 
 async def _scan_log(
-    recorder: LogRecorder,
+    recorder: TreeRecorder,
     verifier: ChainVerifier,
     tenant_id: str,
     last: int,
@@ -61,7 +129,7 @@ async def _scan_log(
 
 
 async def _scan_stream(
-    recorder: LogRecorder,
+    recorder: TreeRecorder,
     verifier: ChainVerifier,
     tenant_id: str,
     stream: str,

@@ -17,9 +17,18 @@ from dataclasses import dataclass, field
 
 from pydantic import BaseModel, ConfigDict
 
+from eventstore.anchors import LoggedCheckpoint
 from eventstore.encoding import decode_json
-from eventstore.hashing import event_hash, genesis_hash, header_bytes, payload_hash
-from eventstore.records import ERASURE_EVENT_TYPE, ERASURE_STREAM, StoredEvent, StreamHead
+from eventstore.envelope_checks import commitment_problem, head_reason, malformed, text
+from eventstore.hashing import genesis_hash
+from eventstore.records import (
+    CHECKPOINT_EVENT_TYPE,
+    CHECKPOINT_STREAM,
+    ERASURE_EVENT_TYPE,
+    ERASURE_STREAM,
+    StoredEvent,
+    StreamHead,
+)
 
 __all__ = ["ChainVerifier", "VerificationFailure", "VerificationReport"]
 
@@ -42,6 +51,11 @@ class VerificationReport(BaseModel):
 
     ``checked`` counts events whose hashes were recomputed; ``erased`` counts those whose payload
     was erased by a verified ``PayloadErased`` event; ``failures`` is ordered by position.
+    For a whole tenant, ``checkpoints`` counts the log's signed checkpoints whose roots were
+    recomputed (``trusted_checkpoints`` those given from outside), ``signatures_verified``
+    those carrying a valid signature of the given keys (``signatures_checked`` is False when
+    no keys were given: a forger with database access could then replace the checkpoints too),
+    and ``tree_nodes`` the stored Merkle nodes compared with the log.
     """
 
     model_config = ConfigDict(frozen=True)
@@ -52,6 +66,11 @@ class VerificationReport(BaseModel):
     checked: int
     erased: int
     failures: list[VerificationFailure]
+    checkpoints: int = 0
+    trusted_checkpoints: int = 0
+    signatures_verified: int = 0
+    signatures_checked: bool = False
+    tree_nodes: int = 0
 
 
 @dataclass
@@ -79,6 +98,10 @@ class ChainVerifier:
     _erased_by: dict[str, int] = field(default_factory=dict)
     _claims: list[_ErasureClaim] = field(default_factory=list)
     _erased: int = 0
+    #: The event hashes in position order (whole tenant only): the Merkle tree's leaves.
+    leaves: list[bytes] = field(default_factory=list)
+    #: The ``CheckpointRecorded`` events seen (whole tenant only).
+    checkpoints: list[LoggedCheckpoint] = field(default_factory=list)
 
     def feed(self, events: Iterable[StoredEvent]) -> None:
         """Check the next events (position order for a tenant, version order for a stream)."""
@@ -149,9 +172,7 @@ class ChainVerifier:
                     f"head: the head was deleted",
                 )
             elif head.version != state.version or head.hash != state.hash:
-                self._fail(
-                    _head_failure(self.tenant_id, stream_id, head, state.version, state.hash)
-                )
+                self._fail_stream(stream_id, head.version, head_reason(head, state.version))
         for claim in self._claims:
             event = claim.event
             erased_by = self._erased_by.get(event.event_id)
@@ -188,6 +209,11 @@ class ChainVerifier:
         self.checked += 1
         if self.stream is None:
             self._check_position(event)
+            self.leaves.append(event.hash)
+            if event.type == CHECKPOINT_EVENT_TYPE and event.stream_id == CHECKPOINT_STREAM:
+                self.checkpoints.append(
+                    LoggedCheckpoint(event.position, str(event.event_id), event.payload)
+                )
         self._check_stream_event(event)
 
     def _check_position(self, event: StoredEvent) -> None:
@@ -244,9 +270,9 @@ class ChainVerifier:
             self._record_erasure(event)
 
     def _first_problem(self, event: StoredEvent, state: _StreamState) -> str | None:
-        malformed = _malformed(event, self.tenant_id)
-        if malformed:
-            return malformed
+        bad_envelope = malformed(event, self.tenant_id)
+        if bad_envelope:
+            return bad_envelope
         if event.version != state.version + 1:
             return (
                 f"version {event.version} follows version {state.version} "
@@ -255,26 +281,7 @@ class ChainVerifier:
         if event.prev_hash != state.hash:
             what = "the stream genesis" if state.version == 0 else f"version {state.version}"
             return f"prev_hash does not link to {what}: events were removed or re-ordered"
-        if event.payload is not None and (
-            event.salt is None or payload_hash(event.salt, event.payload) != event.payload_hash
-        ):
-            return "payload does not match its payload_hash: the payload or salt was edited"
-        header = header_bytes(
-            tenant_id=event.tenant_id,
-            stream_id=event.stream_id,
-            version=event.version,
-            position=event.position,
-            event_id=event.event_id,
-            type=event.type,
-            schema_version=event.schema_version,
-            recorded_at=event.recorded_at,
-            actor=event.actor,
-            payload_hash=event.payload_hash,
-            prev_hash=event.prev_hash,
-        )
-        if event_hash(event.prev_hash, header) != event.hash:
-            return "hash does not match the envelope: an envelope field was edited"
-        return None
+        return commitment_problem(event)
 
     def _record_erasure(self, event: StoredEvent) -> None:
         assert event.payload is not None
@@ -292,7 +299,7 @@ class ChainVerifier:
         self._fail(
             VerificationFailure(
                 tenant=self.tenant_id,
-                stream=_text(event.stream_id),
+                stream=text(event.stream_id),
                 version=event.version if isinstance(event.version, int) else None,
                 position=event.position if isinstance(event.position, int) else None,
                 event_id=str(event.event_id),
@@ -308,7 +315,7 @@ class ChainVerifier:
         self._fail(
             VerificationFailure(
                 tenant=self.tenant_id,
-                stream=_text(stream_id),
+                stream=text(stream_id),
                 version=version,
                 position=None,
                 event_id=None,
@@ -318,69 +325,3 @@ class ChainVerifier:
 
     def _fail(self, failure: VerificationFailure) -> None:
         self._failures.append(failure)
-
-
-def _malformed(event: StoredEvent, tenant_id: str) -> str | None:
-    # One cheap test for the common, well-formed row; the detailed walk only on failure.
-    if (
-        event.tenant_id == tenant_id
-        and type(event.version) is int
-        and type(event.position) is int
-        and type(event.schema_version) is int
-        and type(event.stream_id) is str
-        and type(event.type) is str
-        and type(event.recorded_at) is str
-        and (event.actor is None or type(event.actor) is str)
-        and type(event.payload_hash) is bytes
-        and type(event.prev_hash) is bytes
-        and type(event.hash) is bytes
-        and len(event.payload_hash) == len(event.prev_hash) == len(event.hash) == 32
-    ):
-        return None
-    return _describe_malformed(event, tenant_id)
-
-
-def _describe_malformed(event: StoredEvent, tenant_id: str) -> str | None:
-    if event.tenant_id != tenant_id:
-        return f"event belongs to tenant {event.tenant_id!r}, not {tenant_id!r}"
-    for name in ("version", "position", "schema_version"):
-        if type(getattr(event, name)) is not int:
-            return f"envelope field {name} is not an integer: {getattr(event, name)!r}"
-    for name in ("stream_id", "event_id", "type", "recorded_at"):
-        if not isinstance(getattr(event, name), str):
-            return f"envelope field {name} is not text: {getattr(event, name)!r}"
-    actor: object = event.actor  # typed str | None, but read from a possibly edited row
-    if actor is not None and not isinstance(actor, str):
-        return f"envelope field actor is not text: {actor!r}"
-    for name in ("payload_hash", "prev_hash", "hash"):
-        value = getattr(event, name)
-        if not isinstance(value, bytes) or len(value) != 32:
-            return f"envelope field {name} is not a 32-byte hash"
-    return None
-
-
-def _head_failure(
-    tenant_id: str, stream_id: str, head: StreamHead, version: int, digest: bytes
-) -> VerificationFailure:
-    if head.version > version:
-        reason = (
-            f"stream head says version {head.version} but the log ends at version {version}: "
-            f"the last events were deleted"
-        )
-    elif head.version < version:
-        reason = f"stream head says version {head.version} but the log has version {version}"
-    else:
-        reason = f"stream head hash differs from the hash of version {version}"
-    return VerificationFailure(
-        tenant=tenant_id,
-        stream=_text(stream_id),
-        version=head.version,
-        position=None,
-        event_id=None,
-        reason=reason,
-    )
-
-
-def _text(value: object) -> str:
-    """A stored name for a report: itself if text, else its repr (an edited column)."""
-    return value if isinstance(value, str) else repr(value)

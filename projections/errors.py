@@ -5,11 +5,13 @@
     LedgerError (eventstore.errors)
     ├── EventValidationError
     │   ├── MessageValidationError    a message is not valid in the internal or a wire format
-    │   └── MemoryRequestError        a memory, consent or policy request is not valid
+    │   ├── MemoryRequestError        a memory, consent or policy request is not valid
+    │   └── IngestConflictError       an ingested id is in the session with other content
     ├── MemoryNotFoundError           ``forget`` names a key or memory the user does not have
     ├── SummarizerError               a summarizer could not produce a summary
     ├── ConfigurationError            settings that cannot work (a summary budget over usable)
-    └── ContextOverBudgetError        the context served is over the usable budget (on request)
+    ├── ContextOverBudgetError        the context served is over the usable budget (on request)
+    └── IngestInterruptedError        an ingest stopped part-way (says what was committed)
 
     ContextOverBudgetWarning (UserWarning): the same, as a warning (the default).
 """
@@ -22,6 +24,8 @@ __all__ = [
     "ConfigurationError",
     "ContextOverBudgetError",
     "ContextOverBudgetWarning",
+    "IngestConflictError",
+    "IngestInterruptedError",
     "MemoryNotFoundError",
     "MemoryRequestError",
     "MessageValidationError",
@@ -61,6 +65,33 @@ class ContextOverBudgetError(LedgerError):
         self.tokens = tokens
         self.usable = usable
         self.why = why
+
+
+class IngestConflictError(MessageValidationError):
+    """An ingested message's id is already in the session with other content; nothing of the
+    ingest was written."""
+
+    def __init__(self, session_id: str, message_id: str) -> None:
+        self.message_id = message_id
+        super().__init__(
+            f"message id {message_id!r} is already in session {session_id} with other "
+            f"content: ingest skips messages it already holds only when they are identical; "
+            f"give the new message another id, or ingest into another session"
+        )
+
+
+class IngestInterruptedError(LedgerError):
+    """An ingest stopped part-way: the batches before the failure are committed (ingest the
+    same file again to finish: committed messages are skipped)."""
+
+    def __init__(self, committed: int, version: int, cause: Exception) -> None:
+        self.committed = committed
+        self.version = version
+        super().__init__(
+            f"{cause} — ingest stopped after committing {committed} message(s) (the session is "
+            f"at version {version}); fix the input and run the same command again: the "
+            f"committed messages are skipped"
+        )
 
 
 class ContextOverBudgetWarning(UserWarning):

@@ -187,6 +187,10 @@ class MemoryRecorder(MemoryReadModels):
         for level, index, digest in nodes:
             self._merkle.setdefault((tenant_id, algorithm, level), {}).setdefault(index, digest)
 
+    async def delete_merkle_nodes(self, tenant_id: str, algorithm: str) -> None:
+        for key in [key for key in self._merkle if key[:2] == (tenant_id, algorithm)]:
+            del self._merkle[key]
+
 
 class _MemoryErasure:
     """The erasure steps on the dicts (the caller holds the recorder's lock)."""

@@ -20,7 +20,13 @@ from typing import Protocol
 from eventstore.errors import SchemaVersionError, StorageError
 from eventstore.sql.schema import SCHEMA_VERSION
 
-__all__ = ["HASH_SPEC", "SchemaSteps", "set_up_schema"]
+__all__ = [
+    "HASH_SPEC",
+    "SchemaSteps",
+    "refuse_missing_schema",
+    "refuse_old_schema",
+    "set_up_schema",
+]
 
 #: The hash spec version recorded in ``ledger_meta`` (docs/hash-spec.md).
 HASH_SPEC = "1"
@@ -76,6 +82,28 @@ async def set_up_schema(steps: SchemaSteps, *, create: bool) -> bool:
         await steps.create_schema()
         await steps.record_version(fresh=found is None)
     return True
+
+
+async def refuse_missing_schema(steps: SchemaSteps) -> None:
+    """Raise :class:`StorageError` when the database has no ctxledger schema (checked before
+    anything could write to it)."""
+    if await steps.schema_version() is None:
+        raise StorageError(
+            f"{steps.where} is not a ctxledger database (it has no ctxledger schema) and this "
+            f"command does not create one: check the path or URL (--db or CTXLEDGER_DB)"
+        )
+
+
+async def refuse_old_schema(steps: SchemaSteps) -> None:
+    """For a read-only open: the schema must be current, since upgrading it would write."""
+    found = await steps.schema_version()
+    _refuse_newer(steps, found)
+    if found != SCHEMA_VERSION:
+        raise StorageError(
+            f"{steps.where} has ctxledger schema {found}, this release needs {SCHEMA_VERSION}; "
+            f"opened read-only it cannot be upgraded: open it once with a writing command "
+            f"(or on a writable copy)"
+        )
 
 
 def _refuse_newer(steps: SchemaSteps, found: int | None) -> None:

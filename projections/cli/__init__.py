@@ -7,6 +7,9 @@ prints readable tables for people and, with ``--json``, JSON for machines. Exit 
 
 from __future__ import annotations
 
+import os
+
+from eventstore import LedgerError
 from projections.cli import (
     audit_commands,
     compaction_commands,
@@ -17,8 +20,9 @@ from projections.cli import (
     recall_commands,
     report_commands,
     session_commands,
+    verify_commands,
 )
-from projections.cli.common import cli
+from projections.cli.common import EXIT_ERROR, cli, stderr
 
 __all__ = ["cli", "main"]
 
@@ -34,12 +38,23 @@ _COMMAND_MODULES = (
     consent_commands,
     recall_commands,
     consistency_commands,
+    verify_commands,
 )
 
 
 def main() -> None:
-    """Entry point of the ``ctxledger`` console script."""
-    cli(prog_name="ctxledger")
+    """Entry point of the ``ctxledger`` console script.
+
+    Errors the commands do not turn into messages themselves still end as one line on
+    standard error and exit 2, never as a traceback (``CTXLEDGER_DEBUG=1`` shows it)."""
+    try:
+        cli(prog_name="ctxledger")
+    except (LedgerError, ValueError, OverflowError, RecursionError, OSError) as error:
+        if os.environ.get("CTXLEDGER_DEBUG"):
+            raise
+        kind = "" if isinstance(error, LedgerError) else f"{type(error).__name__}: "
+        stderr.print(f"[bold red]error:[/] {kind}{error}", markup=True, highlight=False)
+        raise SystemExit(EXIT_ERROR) from None
 
 
 if __name__ == "__main__":

@@ -5,12 +5,15 @@ from __future__ import annotations
 import json
 import os
 from pathlib import Path
+from typing import Any
 
 import click
 from rich.table import Table
 
+from eventstore import EventStore
 from eventstore.bundle import StoreSource, export_bundle, verify_bundle
-from eventstore.notes import NoteError, Signer, Verifier
+from eventstore.notes import NoteError, Signer, open_note, parse_checkpoint
+from eventstore.records import CHECKPOINT_STREAM
 from projections.cli.common import (
     EXIT_ERROR,
     EXIT_FAILED_VERIFICATION,
@@ -21,6 +24,7 @@ from projections.cli.common import (
     stderr,
     stdout,
 )
+from projections.cli.keys import public_key_option, read_checkpoint, verifiers
 
 __all__: list[str] = []
 
@@ -107,55 +111,88 @@ def checkpoint_command(
     required=True,
     help="The bundle file to write (JSON).",
 )
+@click.option(
+    "--checkpoint",
+    "trusted_file",
+    type=click.Path(dir_okay=False, exists=True, path_type=Path),
+    help="A checkpoint the auditor holds: the bundle carries the proof that the log extends it.",
+)
 @click.pass_context
-def export_command(context: click.Context, tenant: str, stream: str | None, output: Path) -> None:
+def export_command(
+    context: click.Context,
+    tenant: str,
+    stream: str | None,
+    output: Path,
+    trusted_file: Path | None,
+) -> None:
     """Write an offline-verifiable bundle: envelopes, payloads (erased ones marked), signed
-    checkpoints and proofs, up to the newest checkpoint."""
+    checkpoints and proofs, up to the newest checkpoint. Refuses a payload that is missing
+    without a PayloadErased naming it; warns about events after the newest checkpoint."""
+    trusted_size = None
+    if trusted_file is not None:
+        note = read_checkpoint(trusted_file, "--checkpoint")
+        trusted_size = parse_checkpoint(open_note(note, [])[0]).size
 
-    async def action() -> dict[str, object]:
-        async with open_store(context) as store:
-            return await export_bundle(StoreSource(store), tenant, stream=stream)
+    async def action() -> tuple[dict[str, Any], int]:
+        async with open_store(context, read_only=True) as store:
+            bundle = await export_bundle(
+                StoreSource(store), tenant, stream=stream, trusted_size=trusted_size
+            )
+            return bundle, await _uncovered(store, tenant, bundle["tree_size"])
 
-    bundle = run(action)
+    bundle, uncovered = run(action)
     text = json.dumps(bundle, ensure_ascii=False, sort_keys=True, indent=1)
-    output.write_text(text + "\n", encoding="utf-8")
+    try:
+        output.write_text(text + "\n", encoding="utf-8")
+    except OSError as error:
+        stderr.print(f"[bold red]error:[/] cannot write {output}: {error}")
+        raise SystemExit(EXIT_ERROR) from None
     stdout.print(
-        f"wrote {output}: {len(bundle['events'])} events, {len(bundle['checkpoints'])} "  # type: ignore[arg-type]
+        f"wrote {output}: {len(bundle['events'])} events, {len(bundle['checkpoints'])} "
         f"checkpoints, tree size {bundle['tree_size']}"
     )
+    if uncovered:
+        stderr.print(
+            f"[yellow]warning:[/] {uncovered} event(s) of {tenant} were recorded after the "
+            f"newest checkpoint and are not in the bundle; run 'ctxledger checkpoint --tenant "
+            f"{tenant}' and export again to include them"
+        )
 
 
-def _verifiers(keys: tuple[str, ...]) -> list[Verifier]:
-    found = []
-    for key in keys:
-        path = Path(key)
-        text = path.read_text(encoding="utf-8") if path.is_file() else key
-        try:
-            found.append(Verifier.parse(text))
-        except NoteError as error:
-            raise click.BadParameter(str(error), param_hint="--public-key") from None
-    return found
+async def _uncovered(store: EventStore, tenant: str, tree_size: int) -> int:
+    """Events after the newest checkpoint's tree, other than checkpoint events."""
+    count, cursor = 0, tree_size
+    while batch := await store.recorder.read_log(tenant, cursor, 1000):
+        count += sum(event.stream_id != CHECKPOINT_STREAM for event in batch)
+        cursor = batch[-1].position
+    return count
 
 
 @cli.command("verify-bundle")
 @click.argument("bundle", type=click.Path(dir_okay=False, exists=True, path_type=Path))
+@public_key_option
 @click.option(
-    "--public-key",
-    "keys",
+    "--checkpoint",
+    "trusted_files",
     multiple=True,
-    help="A verifier key (name+id+key) or a file holding one; repeatable (key rotation).",
+    type=click.Path(dir_okay=False, exists=True, path_type=Path),
+    help="A checkpoint published earlier: the bundle's log must extend it (catches truncation "
+    "and old restores). Repeatable.",
 )
 @click.option("--json", "as_json", is_flag=True, help="The report as JSON.")
-def verify_bundle_command(bundle: Path, keys: tuple[str, ...], as_json: bool) -> None:
+def verify_bundle_command(
+    bundle: Path, keys: tuple[str, ...], trusted_files: tuple[Path, ...], as_json: bool
+) -> None:
     """Verify a bundle with no database: hashes, chains, signatures, forks, proofs. Exit 0 if
     everything verifies, 1 if anything failed, 2 if the file cannot be read."""
-    verifiers = _verifiers(keys)
+    keyring = verifiers(keys)
+    trusted = [read_checkpoint(path, "--checkpoint") for path in trusted_files]
     try:
         document = json.loads(bundle.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError, json.JSONDecodeError) as error:
         stderr.print(f"[bold red]error:[/] cannot read {bundle}: {error}")
         raise SystemExit(EXIT_ERROR) from None
-    report = verify_bundle(document, verifiers)
+    report = verify_bundle(document, keyring, trusted)
     if as_json:
         print_json(report.model_dump(mode="json"))
     else:

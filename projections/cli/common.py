@@ -23,6 +23,7 @@ __all__ = [
     "cli",
     "open_store",
     "print_json",
+    "require_session",
     "run",
     "stderr",
     "stdout",
@@ -69,9 +70,39 @@ def cli(context: click.Context, db: str) -> None:
     context.obj = db
 
 
-def open_store(context: click.Context, *, create: bool = False) -> EventStore:
+def open_store(
+    context: click.Context, *, create: bool = False, read_only: bool = False
+) -> EventStore:
     """The store named by ``--db``, knowing every ctxledger event type (so an invalid payload
-    of one is refused); only commands that write may create a new database."""
+    of one is refused); only commands that write may create a new database, and commands that
+    only read open a SQLite file read-only (``mode=ro``: nothing written, read-only media
+    work)."""
     from projections.events import ledger_registry
 
-    return EventStore.open(str(context.obj), registry=ledger_registry(), create=create)
+    url = str(context.obj)
+    options: dict[str, Any] = {"create": create}
+    if read_only and _is_sqlite(url):
+        options["read_only"] = True
+    return EventStore.open(url, registry=ledger_registry(), **options)
+
+
+def _is_sqlite(url: str) -> bool:
+    return url.startswith("sqlite") or "://" not in url
+
+
+async def require_session(store: EventStore, tenant: str, session_id: str | None) -> None:
+    """Raise a :class:`LedgerError` naming the known sessions when ``session_id`` (if given)
+    has no events: a mistyped id must not read as an empty session."""
+    if session_id is None:
+        return
+    head = await store.stream_head(tenant, f"session/{session_id}")
+    if head.version:
+        return
+    known = [
+        s.stream_id[8:] for s in await store.streams(tenant) if s.stream_id.startswith("session/")
+    ]
+    hint = ", ".join(known[:10]) + (" …" if len(known) > 10 else "") if known else "none"
+    raise LedgerError(
+        f"tenant {tenant!r} has no session {session_id!r} (sessions: {hint}); check --tenant, "
+        f"--session and --db"
+    )

@@ -7,7 +7,8 @@ from typing import Any
 import click
 from rich.table import Table
 
-from projections.cli.common import cli, open_store, print_json, run, stdout
+from projections.cli.common import cli, open_store, print_json, require_session, run, stdout
+from projections.cli.params import COUNT, POSITIVE
 from projections.cli.session_commands import context_limit_for, show_unreadable
 from projections.compactor import CompactionOutcome
 from projections.context.budget import Budget
@@ -37,15 +38,15 @@ __all__: list[str] = []
     envvar="CTXLEDGER_SUMMARIZER_MODEL",
     help="The model name the server expects.",
 )
-@click.option("--context-limit", type=int, help="Tokens of the model's context window.")
-@click.option("--max-output", type=int, default=4_000, show_default=True)
+@click.option("--context-limit", type=POSITIVE, help="Tokens of the model's context window.")
+@click.option("--max-output", type=COUNT, default=4_000, show_default=True)
 @click.option("--model", default="gpt-4o", show_default=True)
 @click.option(
     "--summary-budget",
-    type=int,
+    type=POSITIVE,
     help="An upper bound for the summary's tokens (default: a share of the room left).",
 )
-@click.option("--keep-groups", type=int, default=6, show_default=True)
+@click.option("--keep-groups", type=COUNT, default=6, show_default=True)
 @click.option(
     "--target",
     type=click.FloatRange(0, 1, min_open=True),
@@ -102,6 +103,7 @@ def compact_command(
 
     async def action() -> Any:
         async with open_store(context) as store:
+            await require_session(store, tenant, session_id)
             session = Ledger(store, counter=TiktokenCounter(model)).session(tenant, session_id)
             return await session.compact(
                 budget,
@@ -157,6 +159,7 @@ def summaries_command(context: click.Context, tenant: str, session_id: str, as_j
 
     async def action() -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
         async with open_store(context) as store:
+            await require_session(store, tenant, session_id)
             state = await Ledger(store).session(tenant, session_id).state()
             return state.summary_chain(), [u.as_dict() for u in state.unreadable]
 
@@ -186,7 +189,7 @@ def summaries_command(context: click.Context, tenant: str, session_id: str, as_j
 @click.option(
     "--to",
     "to_version",
-    type=int,
+    type=COUNT,
     help="The summary version to restore (default: the active summary's parent).",
 )
 @click.option("--reason", required=True)
@@ -198,6 +201,7 @@ def rollback_command(
 
     async def action() -> Any:
         async with open_store(context) as store:
+            await require_session(store, tenant, session_id)
             session = Ledger(store).session(tenant, session_id)
             return await session.rollback(to_version=to_version, reason=reason)
 

@@ -9,8 +9,12 @@ import click
 from rich.table import Table
 
 from projections.cli.common import cli, open_store, print_json, run, stdout
+from projections.cli.params import POSITIVE_FLOAT
 from projections.cli.recording import TIME, data_of, print_event, split_scopes, utc
 from projections.memory import LongTermMemory
+from projections.render import literal
+
+WITHDRAWN = "withdrawn by the user"
 
 __all__: list[str] = []
 
@@ -30,7 +34,7 @@ _SCOPE_HELP = "category:NAME (or NAME) or key:PATTERN (glob); repeatable."
 @click.option("--user", "user_id", required=True)
 @click.option("--scope", "scopes", multiple=True, required=True, help=_SCOPE_HELP)
 @click.option("--expires", type=TIME, help="When the consent ends (ISO 8601, UTC if no offset).")
-@click.option("--days", type=float, help="The consent ends this many days from now.")
+@click.option("--days", type=POSITIVE_FLOAT, help="The consent ends this many days from now.")
 @click.option("--method", default="cli", show_default=True, help="How the consent was given.")
 @click.option("--evidence", multiple=True, help="Ids of the messages where the user agreed.")
 @click.option("--json", "as_json", is_flag=True)
@@ -79,7 +83,12 @@ def consent_grant(
 @click.option("--scope", "scopes", multiple=True, help=_SCOPE_HELP)
 @click.option("--consent-id", help="Revoke this consent.")
 @click.option("--all", "everything", is_flag=True, help="Revoke every consent of the user.")
-@click.option("--reason", required=True)
+@click.option(
+    "--reason",
+    default=WITHDRAWN,
+    show_default=True,
+    help="Why (optional: withdrawing consent is as easy as giving it, GDPR art. 7(3)).",
+)
 @click.option("--method", default="cli", show_default=True)
 @click.option("--json", "as_json", is_flag=True)
 @click.pass_context
@@ -152,7 +161,7 @@ def consent_list(context: click.Context, tenant: str, user_id: str, as_json: boo
         table.add_row(
             row["consent_id"],
             row["granted_at"][:19],
-            ", ".join(scope) or "[erased]",
+            literal(", ".join(scope) or "[erased]"),
             (row["expires_at"] or "never")[:19],
             row["method"] or "",
             (row["revoked_at"] or "")[:19],

@@ -10,11 +10,13 @@ from typing import Any
 import click
 from rich.table import Table
 
-from projections.cli.common import cli, open_store, print_json, run, stdout
+from projections.cli.common import cli, open_store, print_json, require_session, run, stdout
+from projections.cli.params import COUNT, POSITIVE
 from projections.cli.session_commands import context_limit_for
 from projections.context.budget import Budget
 from projections.context.tokens import TiktokenCounter
 from projections.ledger import Ledger
+from projections.render import literal
 from projections.reports.consistency import (
     OpenAICompatibleAnswerer,
     answer_consistency,
@@ -37,10 +39,10 @@ __all__: list[str] = []
     type=click.Path(exists=True, dir_okay=False, path_type=Path),
     help="One question per line.",
 )
-@click.option("--context-limit", type=int, help="Tokens of the model's context window.")
-@click.option("--max-output", type=int, default=4_000, show_default=True)
+@click.option("--context-limit", type=POSITIVE, help="Tokens of the model's context window.")
+@click.option("--max-output", type=COUNT, default=4_000, show_default=True)
 @click.option("--model", default="gpt-4o", show_default=True, help="Sets the default limit.")
-@click.option("--keep-groups", type=int, default=6, show_default=True)
+@click.option("--keep-groups", type=COUNT, default=6, show_default=True)
 @click.option("--json", "as_json", is_flag=True)
 @click.pass_context
 def consistency_command(
@@ -77,6 +79,7 @@ def consistency_command(
 
     async def action() -> Any:
         async with open_store(context) as store:
+            await require_session(store, tenant, session_id)
             session = Ledger(store, counter=TiktokenCounter(model)).session(tenant, session_id)
             chosen = asked or session_questions(await session.messages())
             if not chosen:
@@ -94,7 +97,12 @@ def consistency_command(
         return
     table = Table("question", "full history", "compacted context", "agree")
     for item in report.items:
-        table.add_row(item.question, item.full, item.compacted, "yes" if item.agree else "no")
+        table.add_row(
+            literal(item.question),
+            literal(item.full),
+            literal(item.compacted),
+            "yes" if item.agree else "no",
+        )
     stdout.print(table)
     share = f"{report.share:.0%}" if report.share is not None else "-"
     stdout.print(

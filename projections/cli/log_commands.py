@@ -3,29 +3,25 @@
 from __future__ import annotations
 
 import json
-import sys
-from collections.abc import Callable, Coroutine, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable, Coroutine
 from pathlib import Path
 from typing import Any
 from uuid import UUID
 
 import click
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
-from rich.text import Text
 
-from eventstore import NewEvent, RecordedEvent, VerificationReport
+from eventstore import NewEvent, RecordedEvent
 from projections.cli.common import (
-    EXIT_FAILED_VERIFICATION,
     cli,
     open_store,
     print_json,
     run,
-    stderr,
     stdout,
 )
-from projections.render import failure_table
+from projections.cli.params import COUNT, POSITIVE
+from projections.erasure import erase_events
+from projections.render import literal
 
 __all__ = ["describe_data"]
 
@@ -39,12 +35,12 @@ __all__ = ["describe_data"]
 @click.option(
     "--after",
     "after",
-    type=int,
+    type=COUNT,
     default=0,
     show_default=True,
     help="Only events after this position.",
 )
-@click.option("--limit", type=int, help="At most this many events.")
+@click.option("--limit", type=POSITIVE, help="At most this many events.")
 @click.option("--json", "as_json", is_flag=True, help="One JSON object per event (JSON Lines).")
 @click.pass_context
 def log_command(
@@ -58,7 +54,7 @@ def log_command(
     """Show a tenant's events in position order (or one stream's, in version order)."""
 
     async def action() -> list[RecordedEvent]:
-        async with open_store(context) as store:
+        async with open_store(context, read_only=True) as store:
             if stream is not None:
                 events = await store.read_stream(tenant, stream)
                 return [e for e in events if e.position > after][:limit]
@@ -78,16 +74,16 @@ def log_command(
     for column in ("pos", "stream", "ver", "type", "actor", "recorded at", "hash", "data"):
         table.add_column(column, overflow="fold")
     for event in events:
-        # Text() cells: stored data is shown literally, never read as rich markup.
+        # literal() cells: stored data is shown literally, never read as rich markup.
         table.add_row(
             str(event.position),
-            Text(event.stream_id),
+            literal(event.stream_id),
             str(event.version),
-            Text(event.type),
-            Text(event.actor or ""),
+            literal(event.type),
+            literal(event.actor or ""),
             event.recorded_at.strftime("%Y-%m-%d %H:%M:%S"),
             event.hash[:12],
-            Text(describe_data(event)),
+            literal(describe_data(event)),
         )
     stdout.print(table)
     if not events:
@@ -99,83 +95,6 @@ def describe_data(event: RecordedEvent, width: int = 60) -> str:
         return f"[erased by #{event.erased_by}]"
     text = json.dumps(event.data, ensure_ascii=False, sort_keys=True)
     return text if len(text) <= width else text[: width - 1] + "…"
-
-
-# -- verify ------------------------------------------------------------------------------------
-
-
-@cli.command("verify")
-@click.option("--tenant", help="Verify this tenant (default: every tenant).")
-@click.option("--stream", help="Verify only this stream of the tenant.")
-@click.option("--json", "as_json", is_flag=True, help="Print the report as JSON.")
-@click.pass_context
-def verify_command(
-    context: click.Context, tenant: str | None, stream: str | None, as_json: bool
-) -> None:
-    """Recompute every hash from the stored bytes; exit 1 if anything does not verify."""
-    if stream is not None and tenant is None:
-        raise click.UsageError("--stream needs --tenant")
-
-    async def action() -> list[VerificationReport]:
-        async with open_store(context) as store:
-            tenants = [tenant] if tenant is not None else await store.tenants()
-            reports = []
-            with progress_bar(enabled=not as_json and sys.stderr.isatty()) as update:
-                for name in tenants:
-                    reports.append(await store.verify(name, stream=stream, progress=update(name)))
-            return reports
-
-    reports = run(action)
-    summary = {
-        "ok": all(report.ok for report in reports),
-        "checked": sum(report.checked for report in reports),
-        "erased": sum(report.erased for report in reports),
-        "failures": [failure.model_dump() for report in reports for failure in report.failures],
-    }
-    if as_json:
-        print_json(summary)
-    else:
-        show_verification(reports)
-    if not summary["ok"]:
-        raise SystemExit(EXIT_FAILED_VERIFICATION)
-
-
-@contextmanager
-def progress_bar(*, enabled: bool) -> Iterator[Callable[[str], Callable[[int, int], None] | None]]:
-    """A rich progress bar on a terminal; a no-op otherwise."""
-    if not enabled:
-        yield lambda _tenant: None
-        return
-    columns = (
-        TextColumn("verifying {task.description}"),
-        BarColumn(),
-        MofNCompleteColumn(),
-        TimeElapsedColumn(),
-    )
-    with Progress(*columns, console=stderr, transient=True) as progress:
-
-        def for_tenant(name: str) -> Callable[[int, int], None]:
-            task = progress.add_task(name, total=None)
-
-            def update(done: int, total: int) -> None:
-                progress.update(task, completed=done, total=total)
-
-            return update
-
-        yield for_tenant
-
-
-def show_verification(reports: list[VerificationReport]) -> None:
-    for report in reports:
-        scope = f"tenant {report.tenant}" + (f", stream {report.stream}" if report.stream else "")
-        verdict = "[green]ok[/]" if report.ok else "[bold red]FAILED[/]"
-        stdout.print(
-            f"{scope}: {verdict} — {report.checked} events checked, {report.erased} erased"
-        )
-        if report.failures:
-            stdout.print(failure_table(report.failures))
-    if not reports:
-        stdout.print("no tenants in this database")
 
 
 # -- erase -------------------------------------------------------------------------------------
@@ -196,11 +115,14 @@ def erase_command(
     requested_by: str,
     as_json: bool,
 ) -> None:
-    """Erase the payloads of events; their hashed envelopes and the proof stay."""
+    """Erase the payloads of events, and of the memory proposals derived from them; their
+    hashed envelopes and the proof stay."""
 
     async def action() -> Any:
         async with open_store(context) as store:
-            return await store.erase(tenant, event_ids, reason=reason, requested_by=requested_by)
+            return await erase_events(
+                store, tenant, event_ids, reason=reason, requested_by=requested_by
+            )
 
     receipt = run(action)
     if as_json:
@@ -230,7 +152,7 @@ def erase_command(
 )
 @click.option("--actor", help="Who caused the event.")
 @click.option("--event-id", help="A UUID for idempotent retries.")
-@click.option("--expected-version", type=int, help="Fail unless the stream is at this version.")
+@click.option("--expected-version", type=COUNT, help="Fail unless the stream is at this version.")
 @click.option("--json", "as_json", is_flag=True, help="Print the recorded event as JSON.")
 @click.pass_context
 def append_command(
@@ -285,7 +207,7 @@ def streams_command(context: click.Context, tenant: str, as_json: bool) -> None:
     """List a tenant's streams with their head version and hash."""
 
     async def action() -> list[Any]:
-        async with open_store(context) as store:
+        async with open_store(context, read_only=True) as store:
             return await store.streams(tenant)
 
     heads = run(action)
@@ -296,7 +218,7 @@ def streams_command(context: click.Context, tenant: str, as_json: bool) -> None:
     for column in ("stream", "version", "head hash"):
         table.add_column(column)
     for head in heads:
-        table.add_row(Text(head.stream_id), str(head.version), head.hash)
+        table.add_row(literal(head.stream_id), str(head.version), head.hash)
     stdout.print(table)
 
 
@@ -307,7 +229,7 @@ def tenants_command(context: click.Context, as_json: bool) -> None:
     """List the tenants that have events."""
 
     async def action() -> list[str]:
-        async with open_store(context) as store:
+        async with open_store(context, read_only=True) as store:
             return await store.tenants()
 
     names = run(action)

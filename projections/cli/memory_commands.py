@@ -15,9 +15,11 @@ from rich.table import Table
 
 from eventstore import EventStore
 from projections.cli.common import cli, open_store, print_json, run, stdout
+from projections.cli.params import FRACTION, POSITIVE, POSITIVE_FLOAT
 from projections.cli.recording import print_event, utc
 from projections.memory import LongTermMemory, MemoryPolicy, Promoter, PromotionReport
 from projections.memory.rules import Candidate, RecalledMemory
+from projections.render import literal
 
 __all__: list[str] = []
 
@@ -69,9 +71,9 @@ def memory_candidates(
     for c in found:
         table.add_row(
             c.proposal_id[-12:],
-            c.key or "[erased]",
-            c.value or "[erased]",
-            c.category or "",
+            literal(c.key or "[erased]"),
+            literal(c.value or "[erased]"),
+            literal(c.category or ""),
             "" if c.confidence is None else f"{c.confidence:.2f}",
             c.status,
             c.reason or "",
@@ -115,9 +117,9 @@ def memory_recall(
     table = Table("key", "value", "category", "conf.", "expires", "basis", "sources", "conflict")
     for m in found:
         table.add_row(
-            m.key,
-            m.value,
-            m.category,
+            literal(m.key),
+            literal(m.value),
+            literal(m.category),
             f"{m.confidence:.2f}",
             m.expires_at.isoformat()[:10],
             m.basis,
@@ -169,9 +171,9 @@ def memory_forget(
 @click.option("--value", required=True)
 @click.option("--category", required=True)
 @click.option("--source", "sources", multiple=True, required=True, help="A source event id.")
-@click.option("--confidence", type=float, required=True)
+@click.option("--confidence", type=FRACTION, required=True)
 @click.option("--session", "session_id", help="The session it was proposed in.")
-@click.option("--ttl-days", type=float, help="Overrides the policy's time to live.")
+@click.option("--ttl-days", type=POSITIVE_FLOAT, help="Overrides the policy's time to live.")
 @click.option("--json", "as_json", is_flag=True)
 @click.pass_context
 def memory_propose(
@@ -246,9 +248,11 @@ def memory_policy(
 @click.option("--tenant", help="Only this tenant (default: every tenant).")
 @click.option("--follow", is_flag=True, help="Keep running and promote as events arrive.")
 @click.option(
-    "--batch-size", type=int, default=100, show_default=True, help="Decisions per transaction."
+    "--batch-size", type=POSITIVE, default=100, show_default=True, help="Decisions per transaction."
 )
-@click.option("--interval", type=float, default=1.0, show_default=True, help="Poll interval (s).")
+@click.option(
+    "--interval", type=POSITIVE_FLOAT, default=1.0, show_default=True, help="Poll interval (s)."
+)
 @click.option("--json", "as_json", is_flag=True, help="One JSON report per pass and tenant.")
 @click.pass_context
 def promote_command(

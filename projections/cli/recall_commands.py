@@ -7,12 +7,12 @@ from typing import Any
 
 import click
 from rich.table import Table
-from rich.text import Text
 
 from projections.cli.common import cli, open_store, print_json, run, stdout
 from projections.context.messages import text_of
 from projections.ledger import Ledger
 from projections.recall.search import find
+from projections.render import literal
 
 __all__: list[str] = []
 
@@ -73,11 +73,11 @@ def search_command(
         text = " ".join(row["text"].split())
         table.add_row(
             row["session"],
-            Text(row["message_id"]),
+            literal(row["message_id"]),
             str(row["version"]),
             row["role"],
             f"{row['score']:.2f}",
-            Text(text if len(text) <= 80 else text[:79] + "…"),
+            literal(text if len(text) <= 80 else text[:79] + "…"),
         )
     stdout.print(table)
     if not rows:

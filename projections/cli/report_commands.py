@@ -9,7 +9,7 @@ import click
 from prometheus_client import CollectorRegistry, Gauge, generate_latest
 from rich.table import Table
 
-from projections.cli.common import cli, open_store, print_json, run, stdout
+from projections.cli.common import cli, open_store, print_json, require_session, run, stdout
 from projections.ledger import Ledger
 from projections.reports.stats import SessionStats, TenantStats, tenant_stats
 
@@ -89,6 +89,7 @@ def stats_command(
 
     async def action() -> TenantStats:
         async with open_store(context) as store:
+            await require_session(store, tenant, session_id)
             return await tenant_stats(Ledger(store), tenant, session_id=session_id)
 
     stats = run(action)
@@ -136,6 +137,7 @@ def report_command(context: click.Context, tenant: str, session_id: str, output:
 
     async def action() -> str:
         async with open_store(context) as store:
+            await require_session(store, tenant, session_id)
             return await build_report(Ledger(store), tenant, session_id)
 
     html = run(action)

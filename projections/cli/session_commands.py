@@ -8,16 +8,19 @@ from typing import IO, Any
 
 import click
 from rich.table import Table
-from rich.text import Text
 
-from projections.cli.common import cli, open_store, print_json, run, stderr, stdout
+from projections.cli.common import cli, open_store, print_json, require_session, run, stderr, stdout
+from projections.cli.params import COUNT, POSITIVE
+from projections.cli.progress import task_progress
 from projections.context.budget import Budget
 from projections.context.formats import FORMATS, Format, to_messages
 from projections.context.messages import Message, text_of
 from projections.context.tokens import TiktokenCounter
 from projections.errors import MessageValidationError
+from projections.ingest import IngestReport, ingest
 from projections.ledger import Ledger
 from projections.recall.search import RecallOptions
+from projections.render import literal
 from projections.session.render import RenderedContext
 
 __all__ = ["context_limit_for"]
@@ -46,11 +49,32 @@ def context_limit_for(model: str) -> int:
     return 128_000
 
 
-def read_payload(source: IO[str], fmt: Format) -> Any:
-    """A JSON document, or JSON Lines (one item per line) for the list formats."""
-    text = source.read()
+def _loads(text: str) -> Any:
+    """``json.loads`` that turns the decoder's limits into a usage error."""
     try:
         return json.loads(text)
+    except RecursionError:
+        raise click.UsageError(
+            "the input nests arrays or objects too deeply to be a conversation (over 1,000 levels)"
+        ) from None
+    except ValueError as error:
+        if isinstance(error, json.JSONDecodeError):
+            raise
+        raise click.UsageError(f"the input holds a value ctxledger cannot read: {error}") from None
+
+
+def read_payload(source: IO[str], fmt: Format) -> Any:
+    """A JSON document, or JSON Lines (one item per line) for the list formats."""
+    name = getattr(source, "name", "the input")
+    try:
+        text = source.read()
+    except UnicodeDecodeError as error:
+        raise click.UsageError(
+            f"{name} is not UTF-8 text ({error.reason} at byte {error.start}); save it as "
+            f"UTF-8 and try again"
+        ) from None
+    try:
+        whole = _loads(text)
     except json.JSONDecodeError as whole_error:
         if fmt == "anthropic":
             raise click.UsageError(f"the input is not JSON: {whole_error}") from whole_error
@@ -58,12 +82,15 @@ def read_payload(source: IO[str], fmt: Format) -> Any:
         for number, line in enumerate(text.splitlines(), start=1):
             if line.strip():
                 try:
-                    items.append(json.loads(line))
+                    items.append(_loads(line))
                 except json.JSONDecodeError as error:
                     raise click.UsageError(
                         f"line {number} is not JSON ({error}); give a JSON array or JSON Lines"
                     ) from error
         return items
+    if fmt != "anthropic" and isinstance(whole, dict) and len(text.strip().splitlines()) == 1:
+        return [whole]  # JSON Lines of one line: one message
+    return whole
 
 
 @cli.command("ingest")
@@ -86,26 +113,35 @@ def ingest_command(
     """Append the messages of FILE (a JSON array or JSON Lines; '-' for stdin) to a session.
 
     A message's 'id' is kept when present. Each batch of 500 messages is one transaction.
+    Messages the session already holds (same id, same content) are skipped, so running the
+    same import again adds nothing and finishes an interrupted one; an id held with other
+    content is refused before anything is written.
     """
     try:
         messages = to_messages(fmt, read_payload(source, fmt))
     except MessageValidationError as error:
         raise click.UsageError(str(error)) from error
 
-    async def action() -> int:
+    async def action() -> IngestReport:
         async with open_store(context, create=True) as store:
             session = Ledger(store, counter=TiktokenCounter(model)).session(tenant, session_id)
-            for start in range(0, len(messages), _INGEST_BATCH):
-                await session.append(messages[start : start + _INGEST_BATCH])
-            return (await session.state()).version
+            with task_progress("ingesting", enabled=not as_json) as progress:
+                return await ingest(session, messages, batch_size=_INGEST_BATCH, progress=progress)
 
-    version = run(action)
+    report = run(action)
     if as_json:
-        print_json({"appended": len(messages), "session_version": version})
+        print_json(
+            {
+                "appended": report.appended,
+                "skipped": report.skipped,
+                "session_version": report.version,
+            }
+        )
     else:
+        skipped = f", skipped {report.skipped} already there" if report.skipped else ""
         stdout.print(
-            f"appended {len(messages)} messages to {tenant}/session/{session_id} "
-            f"(now at version {version})"
+            f"appended {report.appended} messages to {tenant}/session/{session_id}{skipped} "
+            f"(now at version {report.version})"
         )
 
 
@@ -125,6 +161,7 @@ def _mark_command(name: str, verb: str) -> Any:
     ) -> None:
         async def action() -> int:
             async with open_store(context) as store:
+                await require_session(store, tenant, session_id)
                 session = Ledger(store).session(tenant, session_id)
                 mark = session.pin if name == "pin" else session.unpin
                 return (await mark(list(message_ids), reason=reason)).version
@@ -142,13 +179,13 @@ _mark_command("unpin", "Unpin")
 @cli.command("context")
 @click.option("--tenant", required=True)
 @click.option("--session", "session_id", required=True)
-@click.option("--context-limit", type=int, help="Tokens of the model's context window.")
-@click.option("--max-output", type=int, default=4_000, show_default=True)
+@click.option("--context-limit", type=POSITIVE, help="Tokens of the model's context window.")
+@click.option("--max-output", type=COUNT, default=4_000, show_default=True)
 @click.option(
     "--model", default="gpt-4o", show_default=True, help="Sets the default context limit."
 )
-@click.option("--keep-groups", type=int, default=6, show_default=True)
-@click.option("--at-version", type=int, help="The context as it was at this session version.")
+@click.option("--keep-groups", type=COUNT, default=6, show_default=True)
+@click.option("--at-version", type=COUNT, help="The context as it was at this session version.")
 @click.option(
     "--at-time",
     type=click.DateTime(["%Y-%m-%dT%H:%M:%S%z", "%Y-%m-%dT%H:%M:%S"]),
@@ -206,6 +243,7 @@ def context_command(
 
     async def action() -> RenderedContext:
         async with open_store(context) as store:
+            await require_session(store, tenant, session_id)
             return (
                 await Ledger(store)
                 .session(tenant, session_id)
@@ -237,7 +275,9 @@ def show_context(rendered: RenderedContext, budget: Budget) -> None:
         shown = f"{section} (masked)" if message.id in masked else section
         if section == "recalled":
             shown = f"recalled ({len(manifest.recalled)} messages)"
-        table.add_row(Text(message.id), shown, message.role, str(tokens), Text(_preview(message)))
+        table.add_row(
+            literal(message.id), shown, message.role, str(tokens), literal(_preview(message))
+        )
     stdout.print(table)
     used = manifest.tokens["total"]
     width = 40

@@ -99,15 +99,34 @@ def parse_message(value: Any, *, where: str = "message") -> Message:
         MessageValidationError: with every problem, located, and what was expected.
     """
     if isinstance(value, Message):
-        return value
-    try:
-        return Message.model_validate(value)
-    except ValidationError as error:
-        problems = "; ".join(
-            f"{'.'.join(str(p) for p in item['loc']) or 'message'}: {item['msg']}"
-            for item in error.errors()
-        )
-        raise MessageValidationError(f"{where} is not a valid message ({problems})") from error
+        message = value
+    else:
+        try:
+            message = Message.model_validate(value)
+        except ValidationError as error:
+            problems = "; ".join(
+                f"{'.'.join(str(p) for p in item['loc']) or 'message'}: {item['msg']}"
+                for item in error.errors()
+            )
+            raise MessageValidationError(f"{where} is not a valid message ({problems})") from error
+    _check_id_lengths(message, where)
+    return message
+
+
+#: The longest id accepted from input (message, tool call and tool call reference ids, names).
+#: Checked on input only, so sessions stored before the bound still read.
+MAX_ID_LENGTH = 256
+
+
+def _check_id_lengths(message: Message, where: str) -> None:
+    named = [("id", message.id), ("name", message.name), ("tool_call_id", message.tool_call_id)]
+    named += [(f"tool_calls.{i}.id", call.id) for i, call in enumerate(message.tool_calls)]
+    for field_name, value in named:
+        if value is not None and len(value) > MAX_ID_LENGTH:
+            raise MessageValidationError(
+                f"{where}: {field_name} is {len(value):,} characters long, over the limit of "
+                f"{MAX_ID_LENGTH}; ids name messages, they do not carry content"
+            )
 
 
 def text_of(message: Message) -> str:

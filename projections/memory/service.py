@@ -37,6 +37,7 @@ from projections.memory.rules import Candidate, RecalledMemory, candidates, reca
 from projections.memory.state import UserMemory
 from projections.memory.view import USER_MEMORY
 from projections.runner import ProjectionRunner
+from projections.summaries.sanitize import SanitizeReport, redact
 
 __all__ = ["At", "ForgetReceipt", "LongTermMemory"]
 
@@ -82,6 +83,8 @@ class LongTermMemory:
         """Record a candidate for long-term memory (``MemoryProposed`` on ``memory/<user>``).
 
         Nothing is promoted here: the promoter decides, from consent and the tenant policy.
+        Secrets in ``value`` (keys, tokens, card numbers, ...) are redacted as they are for a
+        summarizer, before anything is recorded.
 
         Raises:
             MemoryRequestError: a field is not valid, or a source event is not in the tenant.
@@ -93,7 +96,8 @@ class LongTermMemory:
             MemoryProposed,
             "memory proposal",
             key=key,
-            value=value,
+            # The summarizer's redaction: a secret never becomes a long-lived memory.
+            value=redact(value, SanitizeReport()) if isinstance(value, str) else value,
             category=category,
             source_ids=list(source_ids),
             source_event_ids=event_ids,
@@ -185,7 +189,7 @@ class LongTermMemory:
         categories: Sequence[str] = (),
         keys: Sequence[str] = (),
         everything: bool = False,
-        reason: str,
+        reason: str = "withdrawn by the user",
         method: str,
         actor: str | None = None,
     ) -> RecordedEvent:

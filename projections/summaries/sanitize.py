@@ -4,8 +4,10 @@ injected).
 Three things, each counted in a :class:`SanitizeReport`:
 
 - tool results longer than a token limit are cut to their head and tail, the cut marked;
-- secrets are redacted: API keys and bearer tokens, passwords in URLs, e-mail addresses, phone
-  numbers, PRC resident ID numbers (checksum verified) and card numbers (Luhn verified);
+- secrets are redacted (:mod:`projections.summaries.secrets`): provider tokens, key/value
+  credentials and passwords, private keys, JWTs, passwords in URLs, e-mail addresses, phone
+  numbers, payment cards (Luhn), CVVs, IBANs (mod 97), SSNs and PRC resident ids (checksum), in
+  string content, every text of list content (nested parts too) and tool-call arguments;
 - text that could fake the summary block, a chat-template token or a role marker is neutralised.
 """
 
@@ -18,20 +20,11 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 
 from projections.context.messages import Message
+from projections.summaries.secrets import RULES, Rule, normalise_spaces
 
-__all__ = ["SanitizeReport", "redact", "sanitize_messages"]
+__all__ = ["SanitizeReport", "redact", "redact_data", "sanitize_messages"]
 
-_SECRETS: list[tuple[str, re.Pattern[str]]] = [
-    ("api_key", re.compile(r"\b(?:sk|pk|rk)-(?:proj-|live-|test-)?[A-Za-z0-9_-]{16,}")),
-    ("api_key", re.compile(r"\bAKIA[0-9A-Z]{16}\b")),
-    ("api_key", re.compile(r"\bgh[pousr]_[A-Za-z0-9]{30,}\b")),
-    ("bearer_token", re.compile(r"(?i)\bbearer\s+[A-Za-z0-9._~+/=-]{16,}")),
-    ("api_key", re.compile(r"(?i)\b(?:api[_-]?key|secret|access[_-]?token)\b\s*[:=]\s*\S{8,}")),
-    ("email", re.compile(r"\b[A-Za-z0-9._%+-]+@[A-Za-z0-9.-]+\.[A-Za-z]{2,}\b")),
-]
 _URL_PASSWORD = re.compile(r"(?i)\b([a-z][a-z0-9+.-]*://[^/\s:@]+):([^@\s/]+)@")
-_PRC_ID = re.compile(r"(?<!\d)(\d{17}[\dXx])(?!\d)")
-_CARD = re.compile(r"(?<!\d)(?:\d[ -]?){12,18}\d(?!\d)")
 # Phone numbers in forms that are hard to mistake for amounts, dates or ids: with a country
 # code, with an area code in parentheses, North American 3-3-4, or a PRC mobile number.
 _PHONE = re.compile(
@@ -40,10 +33,14 @@ _PHONE = re.compile(
     r"|(?<!\d)\d{3}-\d{3}-\d{4}(?!\d)"
     r"|(?<!\d)1[3-9]\d{9}(?!\d)"
 )
+_PHONE_RULE = Rule("phone", _PHONE)
+# Keys of content parts that name structure, never carry free text.
+_STRUCTURAL_KEYS = frozenset(
+    {"type", "id", "call_id", "tool_call_id", "tool_use_id", "name", "mime_type", "media_type"}
+)
 _FAKE_BLOCK = re.compile(r"(?i)<\s*(/?)\s*compaction_summary")
 _TEMPLATE_TOKEN = re.compile(r"<\|([^|<>\n]{1,40})\|>")
 _ROLE_MARKER = re.compile(r"(?im)^(\s*)(system|developer|assistant|user|tool)(\s*:)")
-_PRC_WEIGHTS = (7, 9, 10, 5, 8, 4, 2, 1, 6, 3, 7, 9, 10, 5, 8, 4, 2)
 
 
 @dataclass
@@ -63,54 +60,47 @@ class SanitizeReport:
         }
 
 
-def _prc_id_valid(number: str) -> bool:
-    total = sum(int(d) * w for d, w in zip(number[:17], _PRC_WEIGHTS, strict=True))
-    return "10X98765432"[total % 11] == number[17].upper()
-
-
-def _luhn_valid(digits: str) -> bool:
-    total = 0
-    for index, char in enumerate(reversed(digits)):
-        value = int(char)
-        if index % 2:
-            value = value * 2 - 9 if value > 4 else value * 2
-        total += value
-    return total % 10 == 0
-
-
 def redact(text: str, report: SanitizeReport) -> str:
-    """``text`` with secrets replaced by ``[redacted:<kind>]``, counted in ``report``."""
+    """``text`` with secrets replaced by ``[redacted:<kind>]``, counted in ``report``.
 
-    def replace(kind: str) -> Callable[[re.Match[str]], str]:
-        def sub(match: re.Match[str]) -> str:
-            report.redactions[kind] += 1
-            return f"[redacted:{kind}]"
-
-        return sub
+    The rules are in :mod:`projections.summaries.secrets`; the text is normalised first
+    (Unicode spaces as ASCII spaces), so a separator cannot hide a number."""
+    text = normalise_spaces(text)
 
     def url_password(match: re.Match[str]) -> str:
         report.redactions["url_password"] += 1
         return f"{match.group(1)}:[redacted:url_password]@"
 
-    def prc_id(match: re.Match[str]) -> str:
-        if not _prc_id_valid(match.group(1)):
-            return match.group(0)
-        report.redactions["prc_id"] += 1
-        return "[redacted:prc_id]"
-
-    def card(match: re.Match[str]) -> str:
-        digits = re.sub(r"[ -]", "", match.group(0))
-        if not 13 <= len(digits) <= 19 or not _luhn_valid(digits):
-            return match.group(0)
-        report.redactions["card_number"] += 1
-        return "[redacted:card_number]"
-
     text = _URL_PASSWORD.sub(url_password, text)
-    for kind, pattern in _SECRETS:
-        text = pattern.sub(replace(kind), text)
-    text = _PRC_ID.sub(prc_id, text)
-    text = _CARD.sub(card, text)
-    return _PHONE.sub(replace("phone"), text)
+    for rule in RULES:
+        text = rule.pattern.sub(_replacer(rule, report), text)
+    return _PHONE.sub(_replacer(_PHONE_RULE, report), text)
+
+
+def _replacer(rule: Rule, report: SanitizeReport) -> Callable[[re.Match[str]], str]:
+    def replace(match: re.Match[str]) -> str:
+        found = match.group(0)
+        if rule.valid is not None and not rule.valid(found):
+            return found
+        report.redactions[rule.kind] += 1
+        prefix = match.group(1) if rule.keep_prefix else ""
+        return f"{prefix}[redacted:{rule.kind}]"
+
+    return replace
+
+
+def redact_data(value: object, report: SanitizeReport) -> object:
+    """Every string in a JSON value redacted (and neutralised), except type tags and ids."""
+    if isinstance(value, str):
+        return _add(report, _cleaned(value))
+    if isinstance(value, list):
+        return [redact_data(item, report) for item in value]
+    if isinstance(value, dict):
+        return {
+            key: item if key in _STRUCTURAL_KEYS else redact_data(item, report)
+            for key, item in value.items()
+        }
+    return value
 
 
 def neutralise(text: str, report: SanitizeReport) -> str:
@@ -157,13 +147,8 @@ def sanitize_messages(
                     report.truncated += 1
                     content = cut
             content = _add(report, _cleaned(content))
-        elif isinstance(content, list):  # typed parts: each text part is cleaned
-            content = [
-                {**part, "text": _add(report, _cleaned(part["text"]))}
-                if isinstance(part.get("text"), str)
-                else part
-                for part in content
-            ]
+        elif isinstance(content, list):  # typed parts, nested ones too: every text is cleaned
+            content = [redact_data(part, report) for part in content]  # type: ignore[misc]
         calls = [
             call.model_copy(update={"arguments": _add(report, _cleaned(call.arguments, False))})
             for call in message.tool_calls

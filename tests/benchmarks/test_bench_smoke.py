@@ -88,3 +88,9 @@ def test_recall_benchmark_prints_every_figure() -> None:
     output = quick_run("tests.benchmarks.bench_recall")
     for fragment in ("synthetic:", "recall p50", "search p50", "(target <= 3)", "(flat: near 1)"):
         assert fragment in output
+
+
+def test_read_check_benchmark_prints_every_figure() -> None:
+    output = quick_run("tests.benchmarks.bench_read_check")
+    for measure in ("cold_open", "warm_render_p50", "time_travel_p50", "all hashes, raw"):
+        assert measure in output

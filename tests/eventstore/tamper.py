@@ -7,6 +7,8 @@ import sqlite3
 from pathlib import Path
 
 from eventstore import EventStore, NewEvent, VerificationReport
+from eventstore.hashing import event_hash, header_bytes, payload_hash
+from eventstore.records import StoredEvent
 
 TENANT = "acme"
 
@@ -47,3 +49,94 @@ def verify(path: Path, tenant: str = TENANT, stream: str | None = None) -> Verif
             return await store.verify(tenant, stream=stream)
 
     return asyncio.run(run())
+
+
+def stored_log(path: Path, tenant: str = TENANT) -> list[StoredEvent]:
+    """Every stored event of ``tenant``, as the recorder reads them."""
+
+    async def run() -> list[StoredEvent]:
+        async with EventStore.open(path) as store:
+            await store.initialize()
+            return await store.recorder.read_log(tenant, 0, 1_000_000)
+
+    return asyncio.run(run())
+
+
+def rehash_from_spec(path: Path, position: int, old: bytes, new: bytes) -> None:
+    """The attack the hash chain alone cannot see: rewrite one payload and recompute, with the
+    public hash spec only, its payload hash, its event hash, every later event of its stream
+    (``prev_hash`` and ``hash``) and the stream head. Triggers are dropped first."""
+    target = next(e for e in stored_log(path) if e.position == position)
+    assert target.payload is not None
+    assert old in target.payload
+    rewrite_payload(path, position, target.payload.replace(old, new))
+
+
+def rewrite_payload(path: Path, position: int, payload: bytes) -> None:
+    """Replace one payload and recompute every hash after it from the public spec."""
+    events = stored_log(path)
+    target = next(e for e in events if e.position == position)
+    assert target.salt is not None
+    prev = target.prev_hash
+    rows = []
+    for event in [e for e in events if e.stream_id == target.stream_id]:
+        if event.version < target.version:
+            continue
+        commitment = payload_hash(target.salt, payload) if event is target else event.payload_hash
+        header = header_bytes(
+            tenant_id=event.tenant_id,
+            stream_id=event.stream_id,
+            version=event.version,
+            position=event.position,
+            event_id=event.event_id,
+            type=event.type,
+            schema_version=event.schema_version,
+            recorded_at=event.recorded_at,
+            actor=event.actor,
+            payload_hash=commitment,
+            prev_hash=prev,
+        )
+        digest = event_hash(prev, header)
+        rows.append((commitment, prev, digest, event.tenant_id, event.position))
+        prev = digest
+    connection = raw(path)
+    connection.executemany(
+        "UPDATE events SET payload_hash = ?, prev_hash = ?, hash = ? "
+        "WHERE tenant_id = ? AND position = ?",
+        rows,
+    )
+    connection.execute(
+        "UPDATE payloads SET payload = ? WHERE event_id = "
+        "(SELECT event_id FROM events WHERE tenant_id = ? AND position = ?)",
+        (payload, TENANT, position),
+    )
+    connection.execute(
+        "UPDATE stream_heads SET hash = ? WHERE tenant_id = ? AND stream_id = ?",
+        (prev, TENANT, target.stream_id),
+    )
+    connection.close()
+
+
+def truncate_with_fixed_heads(path: Path, keep: int) -> None:
+    """Delete every event after position ``keep`` and rewind both heads to match."""
+    events = stored_log(path)
+    connection = raw(path)
+    for event in [e for e in events if e.position > keep]:
+        connection.execute(
+            "DELETE FROM payloads WHERE event_id = (SELECT event_id FROM events "
+            "WHERE tenant_id = ? AND position = ?)",
+            (TENANT, event.position),
+        )
+        connection.execute(
+            "DELETE FROM events WHERE tenant_id = ? AND position = ?", (TENANT, event.position)
+        )
+    heads: dict[str, tuple[int, bytes]] = {}
+    for event in [e for e in events if e.position <= keep]:
+        heads[event.stream_id] = (event.version, event.hash)
+    connection.execute("DELETE FROM stream_heads WHERE tenant_id = ?", (TENANT,))
+    connection.executemany(
+        "INSERT INTO stream_heads (tenant_id, stream_id, version, hash) VALUES (?, ?, ?, ?)",
+        [(TENANT, stream, version, digest) for stream, (version, digest) in heads.items()],
+    )
+    connection.execute("UPDATE tenant_heads SET position = ? WHERE tenant_id = ?", (keep, TENANT))
+    connection.close()

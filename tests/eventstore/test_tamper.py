@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from eventstore import EventStore, NewEvent, StorageError
+from eventstore import EventStore, NewEvent, StorageError, TamperedLogError
 from tests.eventstore.tamper import TENANT, build_log, raw, verify
 
 
@@ -240,12 +240,15 @@ def test_reading_a_corrupt_payload_names_the_event(log: Path) -> None:
         (TENANT,),
     )
 
-    async def read() -> None:
-        async with EventStore.open(log) as store:
+    async def read(verify_reads: bool) -> None:
+        async with EventStore.open(log, verify_reads=verify_reads) as store:
             await store.read_stream(TENANT, "session/1")
 
+    with pytest.raises(TamperedLogError, match=r"session/1 v1 \(position 2\).*ctxledger verify"):
+        asyncio.run(read(True))
+    # The degraded mode trusts the database: the damage shows only when the payload is decoded.
     with pytest.raises(StorageError, match=r"is not valid JSON.*ctxledger verify"):
-        asyncio.run(read())
+        asyncio.run(read(False))
 
 
 def test_single_stream_verify_sees_tampering(log: Path) -> None:
@@ -256,3 +259,41 @@ def test_single_stream_verify_sees_tampering(log: Path) -> None:
     )
     assert not verify(log, stream="session/1").ok
     assert verify(log, stream="session/0").ok
+
+
+def test_reads_refuse_what_verify_would_refuse(log: Path) -> None:
+    """Verify on read: an edited payload, an envelope edit, a rehashed event whose successor
+    still links to the old hash, and a removed middle event are refused as they are read."""
+    connection = raw(log)
+    connection.execute(
+        "UPDATE events SET actor = 'mallory' WHERE tenant_id = ? AND position = 4", (TENANT,)
+    )
+    connection.close()
+
+    async def read(stream: str) -> list[object]:
+        async with EventStore.open(log) as store:
+            events: list[object] = list(await store.read_stream(TENANT, stream))
+            events += await store.read_batch(TENANT, after_position=0, limit=100)
+            return events
+
+    with pytest.raises(TamperedLogError, match="an envelope field was edited"):
+        asyncio.run(read("session/0"))
+    assert len(asyncio.run(read_untouched(log))) == 4  # other streams still read
+
+
+async def read_untouched(path: Path) -> list[object]:
+    async with EventStore.open(path) as store:
+        return list(await store.read_stream(TENANT, "session/1"))
+
+
+def test_a_removed_middle_event_is_refused_on_read(log: Path) -> None:
+    connection = raw(log)
+    connection.execute("DELETE FROM events WHERE tenant_id = ? AND position = 4", (TENANT,))
+    connection.close()
+
+    async def read() -> None:
+        async with EventStore.open(log) as store:
+            await store.read_stream(TENANT, "session/0")
+
+    with pytest.raises(TamperedLogError, match="events are missing"):
+        asyncio.run(read())

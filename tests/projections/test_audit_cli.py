@@ -95,3 +95,78 @@ def test_checkpoint_export_and_verify_offline(tmp_path: Path) -> None:
     assert none.returncode == 2
     assert "no checkpoint" in none.stderr
     assert ctxledger("verify", "--tenant", "acme", db=db).returncode == 0
+
+
+def test_verify_binds_checkpoints_and_catches_a_rehashed_rewrite(tmp_path: Path) -> None:
+    from tests.eventstore.tamper import rehash_from_spec
+
+    db = tmp_path / "ledger.db"
+    for n in range(6):
+        data = json.dumps({"role": "user", "content": f"message {n}"})
+        appended = ctxledger(
+            "append", "--tenant", "acme", "--stream", "session/1", "--type", "Note",
+            "--data", data, db=db,
+        )  # fmt: skip
+        assert appended.returncode == 0, appended.stderr
+    key = tmp_path / "audit.pem"
+    assert ctxledger("keygen", "--name", "acme-audit", "-o", str(key)).returncode == 0
+    public = str(tmp_path / "audit.pem.pub")
+    signed = ctxledger(
+        "checkpoint", "--tenant", "acme", "--key", str(key), "--key-name", "acme-audit",
+        "--json", db=db,
+    )  # fmt: skip
+    published = tmp_path / "published.json"
+    published.write_text(signed.stdout, encoding="utf-8")
+    good = ctxledger(
+        "verify", "--tenant", "acme", "--public-key", public, "--trusted-checkpoint",
+        str(published), db=db,
+    )  # fmt: skip
+    assert good.returncode == 0, good.stderr
+    assert "bound to 1 checkpoint(s), extends 1 trusted checkpoint(s); 2 signatures" in good.stdout
+
+    later = ctxledger(
+        "append", "--tenant", "acme", "--stream", "session/1", "--type", "Note", "--data",
+        "{}", db=db,
+    )  # fmt: skip
+    assert later.returncode == 0
+    bundle = tmp_path / "b.json"
+    exported = ctxledger(
+        "export", "--tenant", "acme", "-o", str(bundle), "--checkpoint", str(published), db=db
+    )
+    assert exported.returncode == 0, exported.stderr
+    assert "1 event(s) of acme were recorded after the newest checkpoint" in exported.stderr
+    offline = ctxledger(
+        "verify-bundle", str(bundle), "--public-key", public, "--checkpoint", str(published)
+    )
+    assert offline.returncode == 0, offline.stdout
+
+    rehash_from_spec(db, 3, b"message", b"MESSAGE")
+    caught = ctxledger("verify", "--tenant", "acme", "--public-key", public, "--json", db=db)
+    assert caught.returncode == 1
+    (failure,) = json.loads(caught.stdout)["failures"]
+    assert failure["stream"] == "ledger/checkpoints"
+    assert "1..6 was rewritten" in failure["reason"]
+
+
+def test_context_refuses_to_serve_an_edited_message(tmp_path: Path) -> None:
+    """Verify on read through the console script: the edited text is never printed."""
+    from tests.eventstore.tamper import raw
+
+    db = tmp_path / "ledger.db"
+    source = tmp_path / "m.jsonl"
+    source.write_text(
+        json.dumps({"id": "m1", "role": "user", "content": "transfer 10 EUR"}) + "\n",
+        encoding="utf-8",
+    )
+    assert (
+        ctxledger("ingest", str(source), "--tenant", "acme", "--session", "s", db=db).returncode
+        == 0
+    )
+    connection = raw(db)
+    connection.execute("UPDATE payloads SET payload = replace(payload, '10 EUR', '9000 EUR')")
+    connection.close()
+    shown = ctxledger("context", "--tenant", "acme", "--session", "s", db=db)
+    assert shown.returncode == 2
+    assert "does not verify" in shown.stderr
+    assert "9000" not in shown.stdout
+    assert "Traceback" not in shown.stderr

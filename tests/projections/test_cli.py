@@ -64,10 +64,22 @@ def test_append_and_log(db: Path) -> None:
 def test_verify_json_and_exit_codes(db: Path) -> None:
     ok = ctxledger("verify", "--tenant", "acme", "--json", db=db)
     assert ok.returncode == 0, ok.stderr
-    assert json.loads(ok.stdout) == {"ok": True, "checked": 3, "erased": 0, "failures": []}
+    report = json.loads(ok.stdout)
+    assert {k: report[k] for k in ("ok", "checked", "erased", "failures")} == {
+        "ok": True,
+        "checked": 3,
+        "erased": 0,
+        "failures": [],
+    }
+    assert report["tenants"][0]["checkpoints"] == 0
     every = ctxledger("verify", db=db)
     assert every.returncode == 0
     assert "tenant acme: ok" in every.stdout
+    assert "no signed checkpoint" in every.stdout
+    mistyped = ctxledger("verify", "--tenant", "acme-typo", db=db)
+    assert mistyped.returncode == 2
+    assert "tenant 'acme-typo' has no events" in mistyped.stderr
+    assert "acme" in mistyped.stderr
 
     connection = sqlite3.connect(db, isolation_level=None)
     connection.execute("DROP TRIGGER events_no_update")
@@ -252,7 +264,7 @@ def test_session_commands(tmp_path: Path) -> None:
         "ingest", str(lines), "--tenant", "acme", "--session", "trip", "--json", db=db
     )
     assert ingest.returncode == 0, ingest.stderr
-    assert json.loads(ingest.stdout) == {"appended": 4, "session_version": 4}
+    assert json.loads(ingest.stdout) == {"appended": 4, "skipped": 0, "session_version": 4}
     pin = ctxledger(
         "pin", "--tenant", "acme", "--session", "trip", "m2", "--reason", "budget", db=db
     )

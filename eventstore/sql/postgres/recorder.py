@@ -279,6 +279,10 @@ class PostgresRecorder:
                 [digest for _, _, digest in nodes],
             )
 
+    async def delete_merkle_nodes(self, tenant_id: str, algorithm: str) -> None:
+        async with self._transaction(tenant_id) as db:
+            await db.execute(statements().delete_merkle, tenant_id, algorithm)
+
     # -- read models -------------------------------------------------------------------------
 
     async def read_model_position(self, tenant_id: str, name: str) -> int:

@@ -124,6 +124,7 @@ class Statements:
             "SELECT count(*) FROM merkle_nodes WHERE tenant_id = $1 AND algorithm = $2"
             " AND level = $3"
         )
+        self.delete_merkle = "DELETE FROM merkle_nodes WHERE tenant_id = $1 AND algorithm = $2"
         self.save_merkle = (
             "INSERT INTO merkle_nodes (tenant_id, algorithm, level, idx, hash)"
             " SELECT $1, $2, unnest($3::int[]), unnest($4::bigint[]), unnest($5::bytea[])"

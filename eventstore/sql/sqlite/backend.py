@@ -11,7 +11,13 @@ from eventstore.sql.sqlite.recorder import SYNCHRONOUS_MODES, SqliteRecorder
 
 __all__ = ["SYNCHRONOUS_MODES", "SqliteRecorder", "open_recorder"]
 
-_OPTIONS = {"synchronous": str, "busy_timeout": float, "create": bool, "journal_wal": bool}
+_OPTIONS = {
+    "synchronous": str,
+    "busy_timeout": float,
+    "create": bool,
+    "journal_wal": bool,
+    "read_only": bool,
+}
 
 
 def open_recorder(url: str, options: Mapping[str, Any]) -> SqliteRecorder:
@@ -19,7 +25,8 @@ def open_recorder(url: str, options: Mapping[str, Any]) -> SqliteRecorder:
 
     Options (keywords of ``EventStore.open`` or the URL's query string): ``synchronous``
     (``OFF``/``NORMAL``/``FULL``/``EXTRA``, default ``FULL``), ``busy_timeout`` (seconds, 5),
-    ``create`` (default true) and ``journal_wal`` (default true).
+    ``create`` (default true), ``journal_wal`` (default true) and ``read_only`` (default false:
+    open with ``mode=ro``, never writing, for tools that only read or verify).
     """
     path = _path_of(url)
     values = read_options("SQLite", url, options, _OPTIONS)

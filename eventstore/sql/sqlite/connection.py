@@ -35,8 +35,8 @@ RESULT_CODES: dict[int, str] = {
     _BUSY: "stayed locked by another writer longer than the busy timeout; retry the "
     "operation, or open the store with a larger busy_timeout",
     _LOCKED: "is locked by another connection of this process; retry the operation",
-    _READONLY: "is read-only (file permissions, or a read-only mount); open it with "
-    "create=False for reading, or copy it somewhere writable",
+    _READONLY: "is read-only (file permissions, a read-only mount, or opened with "
+    "read_only=True); this operation writes: copy the file somewhere writable",
     _IOERR: "could not be read or written (an I/O error of the file system)",
     _CORRUPT: "is damaged (the file is corrupt); restore it from a backup",
     _FULL: "cannot grow: the disk is full",

@@ -10,8 +10,11 @@ so positions are assigned in commit order without gaps.
 from __future__ import annotations
 
 import asyncio
+import os
 from collections.abc import Callable, Sequence
+from pathlib import Path
 from typing import Any, Final, TypeVar
+from urllib.parse import quote
 
 from sqlalchemy import event as sa_event
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine, create_async_engine
@@ -31,7 +34,7 @@ from eventstore.recorder import (
 )
 from eventstore.records import PendingEvent, SnapshotRecord, StoredEvent, StreamHead
 from eventstore.sql.rows import contiguous
-from eventstore.sql.setup import set_up_schema
+from eventstore.sql.setup import refuse_missing_schema, refuse_old_schema, set_up_schema
 from eventstore.sql.sqlite.connection import check_path, connect, run_in_worker
 from eventstore.sql.sqlite.erasure import SqliteErasure
 from eventstore.sql.sqlite.schema_steps import SqliteSchemaSteps
@@ -54,6 +57,10 @@ class SqliteRecorder:
         journal_wal: use the WAL journal (default); readers then never block the writer.
         create: create the database file and schema if missing (default); when False, a
             missing file or schema is an error (for tools that only read or verify).
+        read_only: open the file with ``mode=ro`` (implies ``create=False``): nothing is ever
+            written, not even the journal mode, so an auditor's copy on read-only media can be
+            read and verified. In a directory nobody can write, the file is also opened
+            ``immutable`` (no process can be changing it there).
     """
 
     def __init__(
@@ -64,6 +71,7 @@ class SqliteRecorder:
         busy_timeout: float = 5.0,
         journal_wal: bool = True,
         create: bool = True,
+        read_only: bool = False,
     ) -> None:
         mode = synchronous.upper()
         if mode not in SYNCHRONOUS_MODES:
@@ -76,7 +84,8 @@ class SqliteRecorder:
         self.synchronous = mode
         self.busy_timeout = busy_timeout
         self.journal_wal = journal_wal and path != ":memory:"
-        self.create = create
+        self.read_only = read_only and path != ":memory:"
+        self.create = create and not self.read_only
         self._engine: AsyncEngine | None = None
         self._writer: AsyncConnection | None = None
         self._write_lock = asyncio.Lock()
@@ -90,9 +99,15 @@ class SqliteRecorder:
         engine = self._create_engine()
         try:
             self._writer = await connect(engine, self.path)
-            if self.journal_wal:
-                await self._run(self._writer, worker.use_wal, self.path)
-            await set_up_schema(SqliteSchemaSteps(self, self._writer), create=self.create)
+            steps = SqliteSchemaSteps(self, self._writer)
+            if not self.create:
+                await refuse_missing_schema(steps)  # before the journal mode writes a header
+            if self.read_only:
+                await refuse_old_schema(steps)
+            else:
+                if self.journal_wal:
+                    await self._run(self._writer, worker.use_wal, self.path)
+                await set_up_schema(steps, create=self.create)
         except BaseException:
             writer, self._writer = self._writer, None
             if writer is not None:
@@ -108,16 +123,27 @@ class SqliteRecorder:
         }
         if self.path == ":memory:":
             options["poolclass"] = StaticPool
-        engine = create_async_engine(f"sqlite+aiosqlite:///{self.path}", **options)
+        engine = create_async_engine(f"sqlite+aiosqlite:///{self._database()}", **options)
         synchronous = self.synchronous
 
         @sa_event.listens_for(engine.sync_engine, "connect")
         def _configure(dbapi_connection: Any, _record: Any) -> None:
             cursor = dbapi_connection.cursor()
             cursor.execute(f"PRAGMA synchronous={synchronous}")
+            # Deleted content (an erased payload, its index rows) is overwritten with zeros,
+            # not left in free pages; builds differ in their default, so never rely on it.
+            cursor.execute("PRAGMA secure_delete=ON")
             cursor.close()
 
         return engine
+
+    def _database(self) -> str:
+        """The path, or a read-only ``file:`` URI (SQLite's URI filenames)."""
+        if not self.read_only:
+            return self.path
+        target = Path(self.path).expanduser().resolve()
+        immutable = "&immutable=1" if not os.access(target.parent, os.W_OK) else ""
+        return f"file:{quote(str(target))}?mode=ro{immutable}&uri=true"
 
     async def close(self) -> None:
         engine, writer = self._engine, self._writer
@@ -181,6 +207,8 @@ class SqliteRecorder:
             except BaseException:
                 await self._run(writer, worker.rollback)
                 raise
+            if outcome.erasure is not None:
+                await self._run(writer, worker.flush_wal)
             return outcome
 
     async def read_stream(
@@ -245,6 +273,9 @@ class SqliteRecorder:
     ) -> None:
         rows = [(tenant_id, algorithm, level, index, digest) for level, index, digest in nodes]
         await self._write(worker.executemany, statements().save_merkle, rows)
+
+    async def delete_merkle_nodes(self, tenant_id: str, algorithm: str) -> None:
+        await self._write(worker.executemany, statements().delete_merkle, [(tenant_id, algorithm)])
 
     # -- read models -------------------------------------------------------------------------
 

@@ -83,6 +83,7 @@ class Statements:
         self.merkle_extent = (
             "SELECT count(*) FROM merkle_nodes WHERE tenant_id = ? AND algorithm = ? AND level = ?"
         )
+        self.delete_merkle = "DELETE FROM merkle_nodes WHERE tenant_id = ? AND algorithm = ?"
         self.save_merkle = (
             "INSERT OR IGNORE INTO merkle_nodes (tenant_id, algorithm, level, idx, hash) "
             "VALUES (?, ?, ?, ?, ?)"

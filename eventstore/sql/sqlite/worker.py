@@ -87,6 +87,12 @@ def commit(db: sqlite3.Connection) -> None:
     db.execute("COMMIT")
 
 
+def flush_wal(db: sqlite3.Connection) -> None:
+    """Copy the WAL into the main file and truncate it, so that the pre-erasure page images
+    it holds are gone (readers of other connections are waited for, up to the busy timeout)."""
+    db.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchall()
+
+
 def rollback(db: sqlite3.Connection) -> None:
     """Roll the open transaction back, if there is one."""
     if db.in_transaction:

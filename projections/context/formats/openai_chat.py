@@ -26,8 +26,13 @@ def _one(item: Any, index: int) -> Message:
     where = f"OpenAI chat message {index}"
     if not isinstance(item, dict):
         raise MessageValidationError(f"{where} must be an object, got {type(item).__name__}")
+    given_calls = item.get("tool_calls") or []
+    if not isinstance(given_calls, list):
+        raise MessageValidationError(
+            f"{where}: 'tool_calls' must be a list, got {type(given_calls).__name__}"
+        )
     calls = []
-    for position, call in enumerate(item.get("tool_calls") or []):
+    for position, call in enumerate(given_calls):
         function = call.get("function") if isinstance(call, dict) else None
         if not isinstance(function, dict) or not call.get("id"):
             raise MessageValidationError(
@@ -51,7 +56,12 @@ def _one(item: Any, index: int) -> Message:
         "metadata": {"source": "openai", **({_EXTRA: extra} if extra else {})},
     }
     if item.get("id") is not None:
-        fields["id"] = str(item["id"])
+        if not isinstance(item["id"], str):
+            raise MessageValidationError(
+                f"{where}: 'id' must be a string, got {type(item['id']).__name__} "
+                f"{item['id']!r}; quote it (ids are kept exactly as given)"
+            )
+        fields["id"] = item["id"]
     return parse_message(fields, where=where)
 
 

@@ -32,8 +32,10 @@ def to_messages(payload: Any) -> list[Message]:
             raise MessageValidationError(f"{where} must be an object, got {item!r}")
         kind = item.get("type", "message")
         if kind == "function_call":
-            if not item.get("call_id"):
-                raise MessageValidationError(f"{where}: a function_call needs a 'call_id'")
+            if not _is_id(item.get("call_id")):
+                raise MessageValidationError(
+                    f"{where}: a function_call needs a 'call_id' (a non-empty string)"
+                )
             if pending is None:
                 pending = {
                     "role": "assistant",
@@ -65,8 +67,10 @@ def to_messages(payload: Any) -> list[Message]:
             else:
                 messages.append(parse_message(fields, where=where))
         elif kind == "function_call_output":
-            if not item.get("call_id"):
-                raise MessageValidationError(f"{where}: a function_call_output needs a 'call_id'")
+            if not _is_id(item.get("call_id")):
+                raise MessageValidationError(
+                    f"{where}: a function_call_output needs a 'call_id' (a non-empty string)"
+                )
             extra = {k: v for k, v in item.items() if k not in ("type", "call_id", "output")}
             metadata: dict[str, Any] = {"source": "responses"}
             if extra:
@@ -90,6 +94,10 @@ def to_messages(payload: Any) -> list[Message]:
     if pending is not None:
         messages.append(parse_message(pending, where="the last Responses item"))
     return messages
+
+
+def _is_id(value: object) -> bool:
+    return isinstance(value, str) and bool(value)
 
 
 def _message_fields(item: dict[str, Any]) -> dict[str, Any]:

@@ -358,3 +358,26 @@ async def test_racing_promoters_decide_each_proposal_once(store: EventStore) -> 
     events = await store.read_stream("acme", memory_stream("ana"))
     promoted = [e.data["proposal_id"] for e in events if e.type == "MemoryPromoted"]  # type: ignore[index]
     assert len(promoted) == len(set(promoted)) == 31
+
+
+async def test_secrets_never_become_memories(store: EventStore) -> None:
+    """A proposal's value passes the summarizer's redaction before it is recorded, so a
+    promoted memory can never carry a card number or an API key."""
+    ledger = Ledger(store)
+    await trip_session(ledger)
+    source = (await store.read_stream("acme", "session/trip-ana"))[1].event_id
+    proposal = await ledger.memory.propose(
+        "acme",
+        "ana",
+        key="payment.card",
+        value="card 4111 1111 1111 1111, key sk-proj-abcdefghijklmnop1234",
+        category="preference",
+        source_event_ids=[source],
+        confidence=1,
+    )
+    assert proposal.data is not None
+    stored = proposal.data["value"]
+    assert "4111" not in stored
+    assert "sk-proj" not in stored
+    assert "[redacted:card_number]" in stored
+    assert "[redacted:api_key]" in stored

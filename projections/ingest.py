@@ -1,0 +1,94 @@
+"""Ingesting a conversation into a session: checked before the first write, idempotent when
+repeated, and honest about what it committed when it stops.
+
+``ingest`` is what ``ctxledger ingest`` runs. Messages whose id the session already holds with
+the same content are skipped (running the same import twice adds nothing, and a retry after a
+failure picks up where it stopped); an id held with other content is refused before anything
+is written. Every payload is sized before the first batch, so an oversized message at line 601
+fails the import up front instead of after 500 committed messages.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+from eventstore import LedgerError
+from eventstore.encoding import canonical_json
+from projections.context.messages import Message
+from projections.errors import IngestConflictError, IngestInterruptedError, MessageValidationError
+from projections.ledger import Session
+
+__all__ = ["IngestReport", "ingest"]
+
+#: Room for the fields MessageAppended adds around the message (tokens, encoding, flags).
+_ENVELOPE = 512
+
+
+@dataclass(frozen=True)
+class IngestReport:
+    """What an ingest did."""
+
+    appended: int
+    skipped: int
+    version: int
+
+
+async def ingest(
+    session: Session,
+    messages: Sequence[Message],
+    *,
+    batch_size: int = 500,
+    progress: Callable[[int, int], None] | None = None,
+) -> IngestReport:
+    """Append the messages the session does not hold yet, in batches of ``batch_size``.
+
+    Raises:
+        IngestConflictError: an id is in the session (or twice in the input) with other
+            content; nothing was written.
+        MessageValidationError: a message is over the store's payload limit; nothing was
+            written.
+        IngestInterruptedError: a batch failed; the ones before it are committed.
+    """
+    new = await _new_messages(session, messages)
+    _check_sizes(new, session.ledger.store.max_payload_bytes)
+    appended = 0
+    for start in range(0, len(new), batch_size):
+        try:
+            await session.append(new[start : start + batch_size])
+        except LedgerError as error:
+            version = (await session.state()).version
+            raise IngestInterruptedError(appended, version, error) from error
+        appended += len(new[start : start + batch_size])
+        if progress:
+            progress(appended, len(new))
+    return IngestReport(appended, len(messages) - len(new), (await session.state()).version)
+
+
+async def _new_messages(session: Session, messages: Sequence[Message]) -> list[Message]:
+    state = await session.latest()
+    held = {m.id: m for m in state.messages}
+    new: list[Message] = []
+    seen: dict[str, Message] = {}
+    for message in messages:
+        known = held.get(message.id) or seen.get(message.id)
+        if known is None:
+            seen[message.id] = message
+            new.append(message)
+        elif _content(known) != _content(message):
+            raise IngestConflictError(session.session_id, message.id)
+    return new
+
+
+def _content(message: Message) -> bytes:
+    return canonical_json(message.model_dump(mode="json"))
+
+
+def _check_sizes(messages: Sequence[Message], limit: int) -> None:
+    for number, message in enumerate(messages, start=1):
+        size = len(_content(message)) + _ENVELOPE
+        if size > limit:
+            raise MessageValidationError(
+                f"message {number} (id {message.id!r}) is about {size:,} bytes encoded, over the "
+                f"store's payload limit of {limit:,}; nothing was ingested: shorten or split it"
+            )
