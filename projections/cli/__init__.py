@@ -16,6 +16,7 @@ from projections.cli import (
     consent_commands,
     consistency_commands,
     log_commands,
+    mcp_commands,
     memory_commands,
     recall_commands,
     report_commands,
@@ -39,6 +40,7 @@ _COMMAND_MODULES = (
     recall_commands,
     consistency_commands,
     verify_commands,
+    mcp_commands,
 )
 
 

@@ -23,10 +23,10 @@ __all__ = [
     "cli",
     "open_store",
     "print_json",
-    "require_session",
     "run",
     "stderr",
     "stdout",
+    "stored_session",
 ]
 
 T = TypeVar("T")
@@ -90,19 +90,29 @@ def _is_sqlite(url: str) -> bool:
     return url.startswith("sqlite") or "://" not in url
 
 
-async def require_session(store: EventStore, tenant: str, session_id: str | None) -> None:
-    """Raise a :class:`LedgerError` naming the known sessions when ``session_id`` (if given)
-    has no events: a mistyped id must not read as an empty session."""
-    if session_id is None:
-        return
-    head = await store.stream_head(tenant, f"session/{session_id}")
-    if head.version:
-        return
-    known = [
-        s.stream_id[8:] for s in await store.streams(tenant) if s.stream_id.startswith("session/")
-    ]
+async def stored_session(store: EventStore, tenant: str, session_id: str) -> str:
+    """The stored id of session ``session_id``: itself, or for an Agents SDK session (whose
+    items live in generations ``<id>~<n>``) its current generation. Raises a
+    :class:`LedgerError` naming the known sessions when there is none: a mistyped id must not
+    read as an empty session."""
+    if (await store.stream_head(tenant, f"session/{session_id}")).version:
+        return session_id
+    generation = await _agents_generation(store, tenant, session_id)
+    if generation is not None:
+        return generation
+    streams = await store.streams(tenant)
+    known = [s.stream_id[8:] for s in streams if s.stream_id.startswith("session/")]
     hint = ", ".join(known[:10]) + (" …" if len(known) > 10 else "") if known else "none"
     raise LedgerError(
         f"tenant {tenant!r} has no session {session_id!r} (sessions: {hint}); check --tenant, "
         f"--session and --db"
     )
+
+
+async def _agents_generation(store: EventStore, tenant: str, session_id: str) -> str | None:
+    control = await store.read_stream(tenant, f"agents/{session_id}")
+    generation = str(control[-1].data["generation"]) if control and control[-1].data else "0"
+    stored = f"{session_id}~{generation}"
+    if (await store.stream_head(tenant, f"session/{stored}")).version or control:
+        return stored
+    return None

@@ -7,7 +7,7 @@ from typing import Any
 import click
 from rich.table import Table
 
-from projections.cli.common import cli, open_store, print_json, require_session, run, stdout
+from projections.cli.common import cli, open_store, print_json, run, stdout, stored_session
 from projections.cli.params import COUNT, POSITIVE
 from projections.cli.session_commands import context_limit_for, show_unreadable
 from projections.compactor import CompactionOutcome
@@ -103,8 +103,8 @@ def compact_command(
 
     async def action() -> Any:
         async with open_store(context) as store:
-            await require_session(store, tenant, session_id)
-            session = Ledger(store, counter=TiktokenCounter(model)).session(tenant, session_id)
+            stored = await stored_session(store, tenant, session_id)
+            session = Ledger(store, counter=TiktokenCounter(model)).session(tenant, stored)
             return await session.compact(
                 budget,
                 summary_budget=summary_budget,
@@ -159,8 +159,8 @@ def summaries_command(context: click.Context, tenant: str, session_id: str, as_j
 
     async def action() -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
         async with open_store(context) as store:
-            await require_session(store, tenant, session_id)
-            state = await Ledger(store).session(tenant, session_id).state()
+            stored = await stored_session(store, tenant, session_id)
+            state = await Ledger(store).session(tenant, stored).state()
             return state.summary_chain(), [u.as_dict() for u in state.unreadable]
 
     chain, unreadable = run(action)
@@ -201,8 +201,8 @@ def rollback_command(
 
     async def action() -> Any:
         async with open_store(context) as store:
-            await require_session(store, tenant, session_id)
-            session = Ledger(store).session(tenant, session_id)
+            stored = await stored_session(store, tenant, session_id)
+            session = Ledger(store).session(tenant, stored)
             return await session.rollback(to_version=to_version, reason=reason)
 
     event = run(action)

@@ -10,7 +10,7 @@ from typing import Any
 import click
 from rich.table import Table
 
-from projections.cli.common import cli, open_store, print_json, require_session, run, stdout
+from projections.cli.common import cli, open_store, print_json, run, stdout, stored_session
 from projections.cli.params import COUNT, POSITIVE
 from projections.cli.session_commands import context_limit_for
 from projections.context.budget import Budget
@@ -79,8 +79,8 @@ def consistency_command(
 
     async def action() -> Any:
         async with open_store(context) as store:
-            await require_session(store, tenant, session_id)
-            session = Ledger(store, counter=TiktokenCounter(model)).session(tenant, session_id)
+            stored = await stored_session(store, tenant, session_id)
+            session = Ledger(store, counter=TiktokenCounter(model)).session(tenant, stored)
             chosen = asked or session_questions(await session.messages())
             if not chosen:
                 raise click.UsageError(

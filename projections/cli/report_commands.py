@@ -9,7 +9,7 @@ import click
 from prometheus_client import CollectorRegistry, Gauge, generate_latest
 from rich.table import Table
 
-from projections.cli.common import cli, open_store, print_json, require_session, run, stdout
+from projections.cli.common import cli, open_store, print_json, run, stdout, stored_session
 from projections.ledger import Ledger
 from projections.reports.stats import SessionStats, TenantStats, tenant_stats
 
@@ -89,8 +89,8 @@ def stats_command(
 
     async def action() -> TenantStats:
         async with open_store(context) as store:
-            await require_session(store, tenant, session_id)
-            return await tenant_stats(Ledger(store), tenant, session_id=session_id)
+            stored = None if session_id is None else await stored_session(store, tenant, session_id)
+            return await tenant_stats(Ledger(store), tenant, session_id=stored)
 
     stats = run(action)
     if as_json or fmt == "json":
@@ -137,8 +137,8 @@ def report_command(context: click.Context, tenant: str, session_id: str, output:
 
     async def action() -> str:
         async with open_store(context) as store:
-            await require_session(store, tenant, session_id)
-            return await build_report(Ledger(store), tenant, session_id)
+            stored = await stored_session(store, tenant, session_id)
+            return await build_report(Ledger(store), tenant, stored)
 
     html = run(action)
     output.write_text(html, encoding="utf-8")

@@ -9,7 +9,7 @@ from typing import IO, Any
 import click
 from rich.table import Table
 
-from projections.cli.common import cli, open_store, print_json, require_session, run, stderr, stdout
+from projections.cli.common import cli, open_store, print_json, run, stderr, stdout, stored_session
 from projections.cli.params import COUNT, POSITIVE
 from projections.cli.progress import task_progress
 from projections.context.budget import Budget
@@ -161,8 +161,8 @@ def _mark_command(name: str, verb: str) -> Any:
     ) -> None:
         async def action() -> int:
             async with open_store(context) as store:
-                await require_session(store, tenant, session_id)
-                session = Ledger(store).session(tenant, session_id)
+                stored = await stored_session(store, tenant, session_id)
+                session = Ledger(store).session(tenant, stored)
                 mark = session.pin if name == "pin" else session.unpin
                 return (await mark(list(message_ids), reason=reason)).version
 
@@ -243,10 +243,10 @@ def context_command(
 
     async def action() -> RenderedContext:
         async with open_store(context) as store:
-            await require_session(store, tenant, session_id)
+            stored = await stored_session(store, tenant, session_id)
             return (
                 await Ledger(store)
-                .session(tenant, session_id)
+                .session(tenant, stored)
                 .render(
                     budget,
                     keep_groups=keep_groups,

@@ -15,7 +15,17 @@ from uuid_utils.compat import uuid7
 
 from projections.errors import MessageValidationError
 
-__all__ = ["ROLES", "Message", "Role", "ToolCall", "parse_message", "text_of"]
+__all__ = [
+    "MAX_ID_LENGTH",
+    "OPAQUE_PART",
+    "ROLES",
+    "Message",
+    "Role",
+    "ToolCall",
+    "opaque_json",
+    "parse_message",
+    "text_of",
+]
 
 Role = Literal["system", "developer", "user", "assistant", "tool"]
 ROLES: tuple[str, ...] = ("system", "developer", "user", "assistant", "tool")
@@ -127,6 +137,22 @@ def _check_id_lengths(message: Message, where: str) -> None:
                 f"{where}: {field_name} is {len(value):,} characters long, over the limit of "
                 f"{MAX_ID_LENGTH}; ids name messages, they do not carry content"
             )
+
+
+#: The type of a content part that carries a whole wire item ctxledger does not model (a
+#: Responses ``reasoning`` or hosted-tool item, ...): kept as it is, counted as its JSON.
+OPAQUE_PART = "responses_item"
+
+
+def opaque_json(message: Message) -> str:
+    """The compact JSON of the message's opaque parts ("" when it has none): what a tokenizer
+    is given for them, since they reach the model as they are."""
+    if not isinstance(message.content, list):
+        return ""
+    items = [p.get("item") for p in message.content if p.get("type") == OPAQUE_PART]
+    if not items:
+        return ""
+    return json.dumps(items, ensure_ascii=False, separators=(",", ":"), sort_keys=True)
 
 
 def text_of(message: Message) -> str:

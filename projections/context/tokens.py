@@ -30,7 +30,7 @@ from projections.context.accounting import (
     TOKENS_PER_NAME,
     TOKENS_PER_TOOL_CALL,
 )
-from projections.context.messages import Message, text_of
+from projections.context.messages import Message, opaque_json, text_of
 
 __all__ = [
     "REPLY_PRIMING_TOKENS",
@@ -163,6 +163,9 @@ class TiktokenCounter:
         tokens = (
             TOKENS_PER_MESSAGE + self.count_text(message.role) + self.count_text(text_of(message))
         )
+        opaque = opaque_json(message)
+        if opaque:
+            tokens += self.count_text(opaque)
         if message.name:
             tokens += TOKENS_PER_NAME + self.count_text(message.name)
         for call in message.tool_calls:

@@ -8,7 +8,11 @@ line::
     result = await Runner.run(agent, "Hello", session=session)
 
 Items are Responses-format items, stored as ``MessageAppended`` events through the Responses
-adapter (tool calls and their outputs stay one group). The destructive calls are not
+adapter: every item type the SDK hands a session is kept losslessly (reasoning, hosted tools,
+custom and computer calls, MCP, compaction, and unknown future types as opaque items that
+round-trip exactly), tool calls and their outputs stay one group, and a reasoning item stays
+with its turn. ``EncryptedSession`` works on top (its envelopes are kept whole). Usage is
+recorded per model call with ``hooks=session.usage_hooks()``. The destructive calls are not
 destructive underneath: the session's current items live in a *generation* stream
 ``session/<id>~<generation>``; ``clear_session`` starts an empty generation and ``pop_item``
 starts one holding every item but the last, each recorded as ``GenerationStarted`` on
@@ -257,6 +261,35 @@ class LedgerSession:
             expected_version=version,
         )
 
+    def usage_hooks(self) -> Any:
+        """``RunHooks`` that record every model call of a run on this session (input, cached
+        and output tokens, the model, and the manifest of the context last served), so that
+        ``ctxledger stats`` and the report see them::
+
+            await Runner.run(agent, "Hi", session=session, hooks=session.usage_hooks())
+        """
+        from agents.lifecycle import RunHooks
+
+        ledger_session = self
+
+        class _UsageHooks(RunHooks[Any]):
+            async def on_llm_end(self, context: Any, agent: Any, response: Any) -> None:
+                await ledger_session.record_usage(response.usage, model=_model_name(agent))
+
+        return _UsageHooks()
+
+    async def record_usage(self, usage: Any, *, model: str | None = None) -> None:
+        """Record one model call from an SDK ``Usage`` (what ``usage_hooks`` does per call)."""
+        details = getattr(usage, "input_tokens_details", None)
+        session = await self.current()
+        await session.record_model_call(
+            manifest=self.last_manifest.model_dump(mode="json") if self.last_manifest else None,
+            input_tokens=int(getattr(usage, "input_tokens", 0) or 0),
+            cached_input_tokens=int(getattr(details, "cached_tokens", 0) or 0),
+            output_tokens=int(getattr(usage, "output_tokens", 0) or 0),
+            model=model,
+        )
+
     async def items_at(self, position: int) -> list[Any]:
         """The items the session returned when the tenant's log was at ``position`` (time
         travel across pops and clears)."""
@@ -266,3 +299,10 @@ class LedgerSession:
         state = SessionView.fold([e for e in events if e.position <= position])
         items: list[Any] = from_messages("responses", state.messages)
         return items
+
+
+def _model_name(agent: Any) -> str | None:
+    model = getattr(agent, "model", None)
+    if isinstance(model, str):
+        return model
+    return getattr(model, "model", None) if model is not None else None

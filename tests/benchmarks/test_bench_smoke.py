@@ -94,3 +94,9 @@ def test_read_check_benchmark_prints_every_figure() -> None:
     output = quick_run("tests.benchmarks.bench_read_check")
     for measure in ("cold_open", "warm_render_p50", "time_travel_p50", "all hashes, raw"):
         assert measure in output
+
+
+def test_langgraph_benchmark_prints_every_figure() -> None:
+    output = quick_run("tests.benchmarks.bench_langgraph")
+    for figure in ("SqliteSaver", "LedgerSaver", "time, ledger / SqliteSaver", "bytes,"):
+        assert figure in output

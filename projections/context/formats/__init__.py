@@ -7,7 +7,7 @@ from __future__ import annotations
 from typing import Any, Literal
 
 from projections.context.formats import anthropic, openai_chat, openai_responses
-from projections.context.messages import Message
+from projections.context.messages import OPAQUE_PART, Message
 
 __all__ = ["FORMATS", "Format", "from_messages", "to_messages"]
 
@@ -32,5 +32,24 @@ def to_messages(fmt: Format, payload: Any) -> list[Message]:
 
 
 def from_messages(fmt: Format, messages: list[Message]) -> Any:
-    """Render internal messages as a wire payload of ``fmt``."""
-    return _adapter(fmt).from_messages(messages)
+    """Render internal messages as a wire payload of ``fmt``.
+
+    Opaque Responses items (reasoning, hosted tools, ...) have no form outside the Responses
+    API: the other formats leave them out (a message holding nothing else is left out)."""
+    adapter = _adapter(fmt)
+    if fmt != "responses":
+        messages = [kept for m in messages if (kept := _without_opaque(m)) is not None]
+    return adapter.from_messages(messages)
+
+
+def _without_opaque(message: Message) -> Message | None:
+    if not isinstance(message.content, list):
+        return message
+    parts = [p for p in message.content if p.get("type") != OPAQUE_PART]
+    if len(parts) == len(message.content):
+        return message
+    if not parts and not message.tool_calls and message.role != "tool":
+        return None
+    if message.metadata.get("responses_text_was_string") and len(parts) == 1:
+        return message.model_copy(update={"content": parts[0].get("text")})
+    return message.model_copy(update={"content": parts or None})

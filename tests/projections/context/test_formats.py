@@ -172,7 +172,8 @@ def test_not_representable_is_an_error() -> None:
         ),
         ("openai", [{"role": "tool", "content": "x"}], "needs the tool_call_id"),
         ("responses", [{"type": "function_call", "name": "f"}], "needs a 'call_id'"),
-        ("responses", [{"type": "reasoning"}], "not supported"),
+        ("responses", [{"type": "custom_tool_call_output", "output": "x"}], "needs a 'call_id'"),
+        ("responses", [{"type": 7}], "'type' must be a string"),
         ("anthropic", [{"role": "user"}], "'messages' array"),
         (
             "anthropic",

@@ -1,0 +1,120 @@
+"""A deterministic reasoning model through the Agents SDK's ``Model`` interface: like an o-series
+or gpt-5 model it returns reasoning items and a hosted web search beside its tool call, and it
+reports usage, so a session must keep all of it and pass it back."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import AsyncIterator
+from typing import Any
+
+from agents.items import ModelResponse
+from agents.models.interface import Model
+from agents.usage import Usage
+from openai.types.responses import (
+    ResponseFunctionToolCall,
+    ResponseFunctionWebSearch,
+    ResponseOutputMessage,
+    ResponseOutputText,
+    ResponseReasoningItem,
+)
+from openai.types.responses.response_function_web_search import ActionSearch
+from openai.types.responses.response_reasoning_item import Summary
+from openai.types.responses.response_usage import InputTokensDetails, OutputTokensDetails
+
+
+class ReasoningModel(Model):
+    """Scripted; records every input it was given."""
+
+    def __init__(self) -> None:
+        self.inputs: list[list[Any]] = []
+
+    async def get_response(
+        self, system_instructions: Any, input: Any, *args: Any, **kwargs: Any
+    ) -> ModelResponse:
+        items = input if isinstance(input, list) else [{"role": "user", "content": input}]
+        self.inputs.append(list(items))
+        turn = len(self.inputs)
+        reasoning = ResponseReasoningItem(
+            id=f"rs_{turn}",
+            type="reasoning",
+            summary=[Summary(type="summary_text", text=f"thinking, step {turn}")],
+            encrypted_content=f"enc-{turn}-" + "z" * 200,
+        )
+        output: list[Any] = [reasoning]
+        if items[-1].get("type") == "function_call_output":
+            text = f"Forecast: {json.loads(items[-1]['output'])['sky']}."
+            output.append(_message(turn, text))
+        elif "weather" in str(items[-1].get("content", "")).lower():
+            output += [
+                ResponseFunctionWebSearch(
+                    id=f"ws_{turn}",
+                    type="web_search_call",
+                    status="completed",
+                    action=ActionSearch(type="search", query="Hangzhou weather"),
+                ),
+                ResponseFunctionToolCall(
+                    id=f"fc_{turn}",
+                    call_id=f"call_{turn}",
+                    type="function_call",
+                    name="get_weather",
+                    arguments=json.dumps({"city": "Hangzhou", "day": "Sat"}),
+                    status="completed",
+                ),
+            ]
+        else:
+            output.append(_message(turn, "Noted."))
+        usage = Usage(
+            requests=1,
+            input_tokens=100 * turn,
+            input_tokens_details=InputTokensDetails(cached_tokens=10 * turn, cache_write_tokens=0),
+            output_tokens=7,
+            output_tokens_details=OutputTokensDetails(reasoning_tokens=3),
+            total_tokens=100 * turn + 7,
+        )
+        return ModelResponse(output=output, usage=usage, response_id=None)
+
+    def stream_response(self, *args: Any, **kwargs: Any) -> AsyncIterator[Any]:
+        raise NotImplementedError("the scripted model does not stream")
+
+
+def _message(turn: int, text: str) -> ResponseOutputMessage:
+    return ResponseOutputMessage(
+        id=f"msg_{turn}",
+        type="message",
+        role="assistant",
+        status="completed",
+        content=[ResponseOutputText(type="output_text", text=text, annotations=[])],
+    )
+
+
+class StreamingReasoningModel(ReasoningModel):
+    """The same script, streamed: one ``response.completed`` event per call, as the SDK's
+    streaming runner consumes them."""
+
+    async def stream_response(self, *args: Any, **kwargs: Any) -> AsyncIterator[Any]:  # type: ignore[override]
+        from openai.types.responses import Response, ResponseCompletedEvent, ResponseUsage
+
+        response = await self.get_response(*args, **kwargs)
+        usage = response.usage
+        yield ResponseCompletedEvent(
+            type="response.completed",
+            sequence_number=0,
+            response=Response(
+                id=f"resp_{len(self.inputs)}",
+                created_at=0,
+                model="fake-reasoner",
+                object="response",
+                output=response.output,
+                parallel_tool_calls=False,
+                tool_choice="auto",
+                tools=[],
+                usage=ResponseUsage(
+                    input_tokens=usage.input_tokens,
+                    input_tokens_details=usage.input_tokens_details,
+                    output_tokens=usage.output_tokens,
+                    output_tokens_details=usage.output_tokens_details,
+                    total_tokens=usage.total_tokens,
+                ),
+            ),
+        )

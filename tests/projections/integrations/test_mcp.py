@@ -1,0 +1,126 @@
+"""``ctxledger mcp`` tested with the MCP SDK's own client: the real console script in a
+subprocess, over stdio and over streamable HTTP on loopback."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import socket
+import subprocess
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+from mcp import ClientSession
+from mcp.client.stdio import StdioServerParameters, stdio_client
+from mcp.client.streamable_http import streamable_http_client
+
+from eventstore import EventStore
+from projections.ledger import Ledger
+from projections.memory import LongTermMemory
+from tests.projections.test_cli import SCRIPT
+
+TOOLS = {"search_history", "read_message", "pin", "recall_memory", "propose_memory"}
+
+
+async def _fill(db: Path) -> None:
+    async with EventStore.open(db) as store:
+        session = Ledger(store).session("acme", "trip", user_id="ana")
+        await session.append(
+            [
+                {"id": "m1", "role": "user", "content": "My budget is 200 CNY per ticket."},
+                {"id": "m2", "role": "assistant", "content": "Noted: at most 200 CNY."},
+                {"id": "m3", "role": "user", "content": "Never book G123, it is too slow."},
+            ]
+        )
+        other = Ledger(store).session("globex", "trip", user_id="bob")
+        await other.append([{"id": "x1", "role": "user", "content": "globex budget secret"}])
+
+
+def _text(result: Any) -> str:
+    return "".join(getattr(block, "text", "") for block in result.content)
+
+
+async def _exercise(session: ClientSession, db: Path) -> None:
+    await session.initialize()
+    listed = await session.list_tools()
+    assert {tool.name for tool in listed.tools} == TOOLS
+    for tool in listed.tools:  # the model can never name a tenant or a user
+        assert not {"tenant", "tenant_id", "user", "user_id"} & set(tool.input_schema["properties"])
+    found = json.loads(_text(await session.call_tool("search_history", {"query": "budget"})))
+    assert [hit["id"] for hit in found["results"]] == ["m1"]
+    assert "globex" not in json.dumps(found)
+    read = json.loads(_text(await session.call_tool("read_message", {"id": "m3"})))
+    assert read["message"]["content"] == "Never book G123, it is too slow."
+    pinned = json.loads(
+        _text(await session.call_tool("pin", {"message_ids": ["m3"], "reason": "rule"}))
+    )
+    assert pinned["pinned"] == ["m3"]
+    proposal = {"key": "budget.max", "value": "200 CNY", "category": "preference",
+                "source_message_ids": ["m1"], "confidence": 0.9}  # fmt: skip
+    proposed = json.loads(_text(await session.call_tool("propose_memory", proposal)))
+    assert proposed["status"] == "proposed"
+    bad = await session.call_tool("propose_memory", {**proposal, "source_message_ids": ["x1"]})
+    assert bad.is_error
+    assert "does not have" in _text(bad)
+    recalled = json.loads(_text(await session.call_tool("recall_memory", {})))
+    assert recalled == {"memories": []}  # proposed, not promoted: no consent yet
+    async with EventStore.open(db) as store:
+        candidates = await LongTermMemory(store).candidates("acme", "ana")
+        assert [c.key for c in candidates] == ["budget.max"]
+        assert (await store.verify("acme")).ok
+
+
+async def test_stdio(tmp_path: Path) -> None:
+    db = tmp_path / "ledger.db"
+    await _fill(db)
+    params = StdioServerParameters(
+        command=SCRIPT,
+        args=["--db", str(db), "mcp", "--tenant", "acme", "--session", "trip", "--user", "ana"],
+        env=dict(os.environ),
+    )
+    async with stdio_client(params) as (read, write), ClientSession(read, write) as session:
+        await asyncio.wait_for(_exercise(session, db), timeout=60)
+
+
+def _free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+async def test_streamable_http_on_loopback(tmp_path: Path) -> None:
+    db = tmp_path / "ledger.db"
+    await _fill(db)
+    port = _free_port()
+    command = [SCRIPT, "--db", str(db), "mcp", "--tenant", "acme", "--session", "trip",
+               "--user", "ana", "--transport", "http", "--port", str(port)]  # fmt: skip
+    server = subprocess.Popen(  # noqa: ASYNC220 - started once, waited for below
+        command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE
+    )
+    try:
+        _wait_for(port, server)
+        url = f"http://127.0.0.1:{port}/mcp"
+        async with streamable_http_client(url) as streams:
+            read, write = streams[0], streams[1]
+            async with ClientSession(read, write) as session:
+                await asyncio.wait_for(_exercise(session, db), timeout=60)
+    finally:
+        server.terminate()
+        server.wait(timeout=30)
+
+
+def _wait_for(port: int, server: subprocess.Popen[bytes]) -> None:
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        if server.poll() is not None:
+            pytest.fail(
+                f"the server exited: {server.stderr.read().decode() if server.stderr else ''}"
+            )
+        with socket.socket() as probe:
+            if probe.connect_ex(("127.0.0.1", port)) == 0:
+                return
+        time.sleep(0.1)
+    pytest.fail("the MCP server did not listen within 60 s")
