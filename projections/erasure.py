@@ -5,17 +5,23 @@ the messages it cites, so erasing a message alone would leave that value readabl
 proposal's payload (the memory view shows it "retracted", ``log --json`` and bundles still
 carry it). :func:`erase_events` therefore erases, in the same recorded step, every
 ``MemoryProposed`` event whose sources include an erased event.
+
+:func:`erase_sessions` and :func:`erase_users` erase everything of sessions or users in one
+recorded step (one ``PayloadErased``, GDPR art. 17): for a session, its stream, the Agents SDK
+generations and control stream of that id, and the memory proposals derived from them; for a
+user, their memory and consent streams and their ADK sessions and user state. Ledger sessions
+are not tied to a user in the log: name them with ``erase_sessions`` as well.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from uuid import UUID
 
-from eventstore import ErasureReceipt, EventStore
+from eventstore import ErasureReceipt, EventStore, LedgerError
 from projections.memory.events import MEMORY_PROPOSED
 
-__all__ = ["derived_proposals", "erase_events"]
+__all__ = ["derived_proposals", "erase_events", "erase_sessions", "erase_users"]
 
 _MEMORY_PREFIX = "memory/"
 
@@ -50,3 +56,74 @@ async def erase_events(
     ids = [str(i) for i in event_ids]
     derived = [i for i in await derived_proposals(store, tenant_id, ids) if i not in ids]
     return await store.erase(tenant_id, ids + derived, reason=reason, requested_by=requested_by)
+
+
+async def erase_sessions(
+    store: EventStore, tenant_id: str, session_ids: Iterable[str], *, reason: str, requested_by: str
+) -> ErasureReceipt:
+    """Erase every event of the sessions (and what was derived from them) in one erasure.
+
+    Raises:
+        LedgerError: a session has no events (nothing is erased).
+    """
+    streams = await _matching(
+        store, tenant_id, lambda name: any(_of_session(name, s) for s in session_ids)
+    )
+    for session_id in session_ids:
+        if not any(_of_session(name, session_id) for name in streams):
+            raise LedgerError(
+                f"tenant {tenant_id!r} has no session {session_id!r} to erase; nothing was "
+                f"erased (ctxledger streams --tenant {tenant_id} lists them)"
+            )
+    ids = await _readable(store, tenant_id, streams)
+    return await erase_events(store, tenant_id, ids, reason=reason, requested_by=requested_by)
+
+
+async def erase_users(
+    store: EventStore, tenant_id: str, user_ids: Iterable[str], *, reason: str, requested_by: str
+) -> ErasureReceipt:
+    """Erase every event of the users' memory, consents and ADK sessions in one erasure.
+
+    Raises:
+        LedgerError: a user has no events (nothing is erased).
+    """
+    wanted = list(user_ids)
+    streams = await _matching(store, tenant_id, lambda name: any(_of_user(name, u) for u in wanted))
+    for user_id in wanted:
+        if not any(_of_user(name, user_id) for name in streams):
+            raise LedgerError(
+                f"tenant {tenant_id!r} holds no memory, consent or ADK session of user "
+                f"{user_id!r}; nothing was erased"
+            )
+    ids = await _readable(store, tenant_id, streams)
+    return await erase_events(store, tenant_id, ids, reason=reason, requested_by=requested_by)
+
+
+def _of_session(stream: str, session_id: str) -> bool:
+    return stream in (f"session/{session_id}", f"agents/{session_id}") or stream.startswith(
+        f"session/{session_id}~"
+    )
+
+
+def _of_user(stream: str, user_id: str) -> bool:
+    if stream in (f"memory/{user_id}", f"consent/{user_id}"):
+        return True
+    parts = stream.split("/")
+    return (parts[0] == "adk-user" and parts[2:] == [user_id]) or (
+        parts[0] == "adk-session" and len(parts) == 4 and parts[2] == user_id
+    )
+
+
+async def _matching(store: EventStore, tenant_id: str, wanted: Callable[[str], bool]) -> list[str]:
+    return [h.stream_id for h in await store.streams(tenant_id) if wanted(h.stream_id)]
+
+
+async def _readable(store: EventStore, tenant_id: str, streams: Iterable[str]) -> list[str]:
+    ids: list[str] = []
+    for stream in streams:
+        ids += [
+            str(e.event_id)
+            for e in await store.read_stream(tenant_id, stream)
+            if e.data is not None
+        ]
+    return ids

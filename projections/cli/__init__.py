@@ -9,39 +9,21 @@ from __future__ import annotations
 
 import os
 
+import click
+
 from eventstore import LedgerError
-from projections.cli import (
-    audit_commands,
-    compaction_commands,
-    consent_commands,
-    consistency_commands,
-    log_commands,
-    mcp_commands,
-    memory_commands,
-    recall_commands,
-    report_commands,
-    session_commands,
-    verify_commands,
-)
 from projections.cli.common import EXIT_ERROR, cli, stderr
 
-__all__ = ["cli", "main"]
+__all__ = ["cli", "load_all", "main"]
 
-# Imported for their @cli.command decorators.
-_COMMAND_MODULES = (
-    log_commands,
-    session_commands,
-    compaction_commands,
-    memory_commands,
-    report_commands,
-    audit_commands,
-    compaction_commands,
-    consent_commands,
-    recall_commands,
-    consistency_commands,
-    verify_commands,
-    mcp_commands,
-)
+
+def load_all() -> None:
+    """Import every command module (commands load lazily otherwise; tools that walk
+    ``cli.commands``, like the CLI reference, need them all)."""
+    from projections.cli.catalogue import COMMANDS
+
+    for name in COMMANDS:
+        cli.get_command(click.Context(cli), name)
 
 
 def main() -> None:
@@ -56,6 +38,16 @@ def main() -> None:
             raise
         kind = "" if isinstance(error, LedgerError) else f"{type(error).__name__}: "
         stderr.print(f"[bold red]error:[/] {kind}{error}", markup=True, highlight=False)
+        raise SystemExit(EXIT_ERROR) from None
+    except Exception as error:  # a bug: still one line, and how to see more
+        if os.environ.get("CTXLEDGER_DEBUG"):
+            raise
+        stderr.print(
+            f"[bold red]internal error:[/] {type(error).__name__}: {error} — this is a bug in "
+            f"ctxledger; run again with CTXLEDGER_DEBUG=1 for the traceback and report it",
+            markup=True,
+            highlight=False,
+        )
         raise SystemExit(EXIT_ERROR) from None
 
 

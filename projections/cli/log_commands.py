@@ -20,7 +20,7 @@ from projections.cli.common import (
     stdout,
 )
 from projections.cli.params import COUNT, POSITIVE
-from projections.erasure import erase_events
+from projections.erasure import erase_events, erase_sessions, erase_users
 from projections.render import literal
 
 __all__ = ["describe_data"]
@@ -102,7 +102,11 @@ def describe_data(event: RecordedEvent, width: int = 60) -> str:
 
 @cli.command("erase")
 @click.option("--tenant", required=True, help="The tenant that owns the events.")
-@click.argument("event_ids", nargs=-1, required=True)
+@click.argument("event_ids", nargs=-1)
+@click.option("--session", "sessions", multiple=True, help="Erase everything of this session.")
+@click.option(
+    "--user", "users", multiple=True, help="Erase this user's memory, consents, ADK data."
+)
 @click.option("--reason", required=True, help="Why, e.g. 'GDPR art. 17 request #123'.")
 @click.option("--requested-by", required=True, help="Who asked for the erasure.")
 @click.option("--json", "as_json", is_flag=True, help="Print the receipt as JSON.")
@@ -111,18 +115,26 @@ def erase_command(
     context: click.Context,
     tenant: str,
     event_ids: tuple[str, ...],
+    sessions: tuple[str, ...],
+    users: tuple[str, ...],
     reason: str,
     requested_by: str,
     as_json: bool,
 ) -> None:
-    """Erase the payloads of events, and of the memory proposals derived from them; their
-    hashed envelopes and the proof stay."""
+    """Erase the payloads of events (and of the memory proposals derived from them), or
+    everything of sessions (--session) or users (--user), in one recorded step; the hashed
+    envelopes and the proof stay, and verification stays green."""
+    if sum(map(bool, (event_ids, sessions, users))) != 1:
+        raise click.UsageError("give event ids, or --session, or --user (one of them)")
 
     async def action() -> Any:
         async with open_store(context) as store:
-            return await erase_events(
-                store, tenant, event_ids, reason=reason, requested_by=requested_by
-            )
+            how = {"reason": reason, "requested_by": requested_by}
+            if sessions:
+                return await erase_sessions(store, tenant, sessions, **how)
+            if users:
+                return await erase_users(store, tenant, users, **how)
+            return await erase_events(store, tenant, event_ids, **how)
 
     receipt = run(action)
     if as_json:

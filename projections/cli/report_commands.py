@@ -6,7 +6,6 @@ from __future__ import annotations
 from pathlib import Path
 
 import click
-from prometheus_client import CollectorRegistry, Gauge, generate_latest
 from rich.table import Table
 
 from projections.cli.common import cli, open_store, print_json, run, stdout, stored_session
@@ -15,50 +14,21 @@ from projections.reports.stats import SessionStats, TenantStats, tenant_stats
 
 __all__ = ["prometheus_text"]
 
-_SESSION_METRICS = {
-    name: field.description or name
-    for name, field in SessionStats.model_fields.items()
-    if name not in ("session_id", "redactions", "consistency_measure")
-}
+
+# The table's rows: every per-session figure but the id and the raw lists.
+_SESSION_METRICS = [
+    name
+    for name in SessionStats.model_fields
+    if name not in ("session_id", "redactions", "consistency_measure", "compaction_latencies_ms")
+]
 
 
 def prometheus_text(stats: TenantStats) -> str:
-    """The metrics in Prometheus' text exposition format (gauges labelled by tenant and
-    session; unknown ratios are left out)."""
-    registry = CollectorRegistry()
-    gauges = {
-        name: Gauge(f"ctxledger_{name}", help_text, ["tenant", "session"], registry=registry)
-        for name, help_text in _SESSION_METRICS.items()
-    }
-    redactions = Gauge(
-        "ctxledger_redactions",
-        "secrets redacted before summarising",
-        ["tenant", "session", "kind"],
-        registry=registry,
-    )
-    for session in stats.sessions:
-        for name, gauge in gauges.items():
-            value = getattr(session, name)
-            if value is not None:
-                gauge.labels(stats.tenant_id, session.session_id).set(value)
-        for kind, count in session.redactions.items():
-            redactions.labels(stats.tenant_id, session.session_id, kind).set(count)
-    memory = Gauge(
-        "ctxledger_memory_candidates",
-        "memory candidates by status",
-        ["tenant", "status"],
-        registry=registry,
-    )
-    for status, count in stats.memory.items():
-        if status != "users":
-            memory.labels(stats.tenant_id, status).set(count)
-    Gauge(
-        "ctxledger_refused_access",
-        "requests refused for reaching outside the tenant",
-        ["tenant"],
-        registry=registry,
-    ).labels(stats.tenant_id).set(stats.refused_access)
-    return generate_latest(registry).decode()
+    """The tenant's metrics in Prometheus' text format (see :mod:`projections.reports.metrics`:
+    counters, a latency histogram in seconds, gauges for ratios; labelled by tenant)."""
+    from projections.reports.metrics import metrics_text
+
+    return metrics_text([stats])
 
 
 def _fmt(value: object) -> str:

@@ -26,7 +26,7 @@ from __future__ import annotations
 import uuid
 from typing import Any
 
-from google.adk.errors._stale_session_error import StaleSessionError
+from google.adk.errors import StaleSessionError
 from google.adk.errors.already_exists_error import AlreadyExistsError
 from google.adk.errors.session_not_found_error import SessionNotFoundError
 from google.adk.events.event import Event
@@ -40,29 +40,22 @@ from google.adk.sessions.state import State
 from pydantic_core import to_jsonable_python
 from uuid_utils.compat import uuid7
 
-from eventstore import EventStore, NewEvent, RecordedEvent
+from eventstore import ConcurrencyError, EventStore, NewEvent, RecordedEvent
 from eventstore.names import validate_tenant
+from eventstore.records import ERASURE_STREAM
+from projections.integrations.adk_fold import (
+    EVENT_APPENDED,
+    SESSION_CREATED,
+    SESSION_DELETED,
+    STATE_CHANGED,
+    SessionFold,
+    StateFold,
+    split,
+)
 
 __all__ = ["LedgerSessionService"]
 
-SESSION_CREATED = "AdkSessionCreated"
-EVENT_APPENDED = "AdkEventAppended"
-SESSION_DELETED = "AdkSessionDeleted"
-STATE_CHANGED = "AdkStateChanged"
 _IDS = uuid.UUID("0f9b8f5e-3c1d-4e8a-9a57-6c2d1e4b7a10")
-
-
-def _split(state: dict[str, Any]) -> dict[str, dict[str, Any]]:
-    """``app:``, ``user:`` and session deltas; ``temp:`` keys are dropped (never persisted)."""
-    deltas: dict[str, dict[str, Any]] = {"app": {}, "user": {}, "session": {}}
-    for key, value in state.items():
-        if key.startswith(State.APP_PREFIX):
-            deltas["app"][key.removeprefix(State.APP_PREFIX)] = value
-        elif key.startswith(State.USER_PREFIX):
-            deltas["user"][key.removeprefix(State.USER_PREFIX)] = value
-        elif not key.startswith(State.TEMP_PREFIX):
-            deltas["session"][key] = value
-    return deltas
 
 
 def _name(kind: str, value: str) -> str:
@@ -77,6 +70,11 @@ class LedgerSessionService(BaseSessionService):
     def __init__(self, store: EventStore, *, tenant_id: str) -> None:
         self.store = store
         self.tenant_id = validate_tenant(tenant_id)
+        # Each session stream folded so far, caught up from its last version on every read:
+        # loading or appending costs the new events, not the session's length.
+        self._folds: dict[str, SessionFold] = {}
+        self._states: dict[str, StateFold] = {}
+        self._erasures = -1  # the erasure stream's version the folds were built under
 
     # -- streams -----------------------------------------------------------------------------
 
@@ -95,28 +93,43 @@ class LedgerSessionService(BaseSessionService):
     def _user_stream(app_name: str, user_id: str) -> str:
         return f"adk-user/{_name('app name', app_name)}/{_name('user id', user_id)}"
 
-    async def _fold_state(self, stream: str) -> dict[str, Any]:
-        state: dict[str, Any] = {}
-        for event in await self.store.read_stream(self.tenant_id, stream):
-            if event.type == STATE_CHANGED and event.data is not None:
-                state.update(event.data["delta"])
-        return state
+    async def _fold_state(self, stream: str, head: int | None = None) -> dict[str, Any]:
+        if head is None:
+            await self._drop_if_erased()
+        fold = self._states.setdefault(stream, StateFold())
+        if head is None or fold.version < head:
+            fold.feed(
+                await self.store.read_stream(self.tenant_id, stream, from_version=fold.version + 1)
+            )
+        return dict(fold.state)
 
-    async def _live(self, stream: str) -> list[RecordedEvent]:
-        """The events of the session's current life (after its last creation), or [] if it
-        does not exist or was deleted."""
-        events = await self.store.read_stream(self.tenant_id, stream)
-        starts = [i for i, e in enumerate(events) if e.type == SESSION_CREATED]
-        if not starts or any(e.type == SESSION_DELETED for e in events[starts[-1] :]):
-            return []
-        return events[starts[-1] :]
+    async def _fold(self, stream: str, head: int | None = None) -> SessionFold:
+        """The session stream folded up to its head (reading only what is new; nothing when
+        the caller knows the ``head`` version and the fold is there already)."""
+        if head is None:
+            await self._drop_if_erased()
+        fold = self._folds.setdefault(stream, SessionFold())
+        if head is None or fold.version < head:
+            fold.feed(
+                await self.store.read_stream(self.tenant_id, stream, from_version=fold.version + 1)
+            )
+        return fold
+
+    async def _drop_if_erased(self) -> None:
+        """Forget every fold when an erasure happened since they were built: what they hold
+        may come from payloads that are gone now."""
+        erasures = (await self.store.stream_head(self.tenant_id, ERASURE_STREAM)).version
+        if erasures != self._erasures:
+            self._folds.clear()
+            self._states.clear()
+            self._erasures = erasures
 
     async def _shared_deltas(
         self, app_name: str, user_id: str, source: RecordedEvent, state: dict[str, Any]
     ) -> None:
         """Write the ``app:`` and ``user:`` deltas of a session event (idempotent: their ids
         derive from the session event's)."""
-        deltas = _split(state)
+        deltas = split(state)
         for scope, stream in (
             ("app", self._app_stream(app_name)),
             ("user", self._user_stream(app_name, user_id)),
@@ -134,11 +147,10 @@ class LedgerSessionService(BaseSessionService):
                     ],
                 )
 
-    async def _complete(self, app_name: str, user_id: str, events: list[RecordedEvent]) -> None:
+    async def _complete(self, app_name: str, user_id: str, last: RecordedEvent | None) -> None:
         """Finish the shared deltas of the session's last event, if a crash cut them short."""
-        if not events:
+        if last is None:
             return
-        last = events[-1]
         data = last.data
         if data is None:
             return
@@ -149,10 +161,18 @@ class LedgerSessionService(BaseSessionService):
         )
         await self._shared_deltas(app_name, user_id, last, state)
 
-    async def _merged(self, app_name: str, user_id: str, session: Session) -> Session:
-        for key, value in (await self._fold_state(self._app_stream(app_name))).items():
+    async def _merged(
+        self, app_name: str, user_id: str, session: Session, heads: dict[str, int] | None = None
+    ) -> Session:
+        app, user = self._app_stream(app_name), self._user_stream(app_name, user_id)
+        known = heads or {}
+        for key, value in (
+            await self._fold_state(app, known.get(app, 0) if heads else None)
+        ).items():
             session.state[State.APP_PREFIX + key] = value
-        for key, value in (await self._fold_state(self._user_stream(app_name, user_id))).items():
+        for key, value in (
+            await self._fold_state(user, known.get(user, 0) if heads else None)
+        ).items():
             session.state[State.USER_PREFIX + key] = value
         return session
 
@@ -168,9 +188,9 @@ class LedgerSessionService(BaseSessionService):
     ) -> Session:
         session_id = (session_id or "").strip() or str(uuid7())
         stream = self._session_stream(app_name, user_id, session_id)
-        if await self._live(stream):
+        fold = await self._fold(stream)
+        if fold.live:
             raise AlreadyExistsError(f"Session with id {session_id} already exists.")
-        head = await self.store.stream_head(self.tenant_id, stream)
         initial = to_jsonable_python(state or {})
         (created,) = await self.store.append(
             self.tenant_id,
@@ -181,14 +201,15 @@ class LedgerSessionService(BaseSessionService):
                     data={"app_name": app_name, "user_id": user_id, "state": initial},
                 )
             ],
-            expected_version=head.version,
+            expected_version=fold.version,
         )
+        fold.feed([created])
         await self._shared_deltas(app_name, user_id, created, initial)
         session = Session(
             app_name=app_name,
             user_id=user_id,
             id=session_id,
-            state=_split(initial)["session"],
+            state=split(initial)["session"],
             last_update_time=created.recorded_at.timestamp(),
         )
         session._storage_update_marker = str(created.version)
@@ -215,37 +236,29 @@ class LedgerSessionService(BaseSessionService):
         return session
 
     async def _load(
-        self, app_name: str, user_id: str, session_id: str, *, with_events: bool
+        self,
+        app_name: str,
+        user_id: str,
+        session_id: str,
+        *,
+        with_events: bool,
+        heads: dict[str, int] | None = None,
     ) -> Session | None:
-        events = await self._live(self._session_stream(app_name, user_id, session_id))
-        if not events:
+        stream = self._session_stream(app_name, user_id, session_id)
+        fold = await self._fold(stream, heads.get(stream, 0) if heads is not None else None)
+        if not fold.live:
             return None
-        await self._complete(app_name, user_id, events)
-        state: dict[str, Any] = {}
-        loaded: list[Event] = []
-        updated = events[0].recorded_at.timestamp()
-        for recorded in events:
-            if recorded.data is None:
-                continue
-            if recorded.type == SESSION_CREATED:
-                state.update(_split(recorded.data["state"])["session"])
-            elif recorded.type == EVENT_APPENDED:
-                event = Event.model_validate(recorded.data["event"])
-                if event.actions and event.actions.state_delta:
-                    state.update(_split(event.actions.state_delta)["session"])
-                updated = event.timestamp
-                if with_events:
-                    loaded.append(event)
+        await self._complete(app_name, user_id, fold.last)
         session = Session(
             app_name=app_name,
             user_id=user_id,
             id=session_id,
-            state=state,
-            events=loaded,
-            last_update_time=updated,
+            state=dict(fold.state),
+            events=list(fold.events) if with_events else [],
+            last_update_time=fold.updated,
         )
-        session._storage_update_marker = str(events[-1].version)
-        return await self._merged(app_name, user_id, session)
+        session._storage_update_marker = str(fold.version)
+        return await self._merged(app_name, user_id, session, heads)
 
     async def list_sessions(
         self, *, app_name: str, user_id: str | None = None
@@ -254,11 +267,14 @@ class LedgerSessionService(BaseSessionService):
         if user_id is not None:
             prefix += f"{_name('user id', user_id)}/"
         sessions = []
-        for stream in await self.store.streams(self.tenant_id):
-            if not stream.stream_id.startswith(prefix):
+        await self._drop_if_erased()
+        # One read of every head; a fold already at its head is not read again.
+        heads = {h.stream_id: h.version for h in await self.store.streams(self.tenant_id)}
+        for stream_id in heads:
+            if not stream_id.startswith(prefix):
                 continue
-            _, _, owner, session_id = stream.stream_id.split("/", 3)
-            session = await self._load(app_name, owner, session_id, with_events=False)
+            _, _, owner, session_id = stream_id.split("/", 3)
+            session = await self._load(app_name, owner, session_id, with_events=False, heads=heads)
             if session is not None:
                 sessions.append(session)
         sessions.sort(key=lambda s: (s.last_update_time, s.user_id, s.id))
@@ -266,48 +282,48 @@ class LedgerSessionService(BaseSessionService):
 
     async def delete_session(self, *, app_name: str, user_id: str, session_id: str) -> None:
         stream = self._session_stream(app_name, user_id, session_id.strip())
-        events = await self._live(stream)
-        if not events:
+        fold = await self._fold(stream)
+        if not fold.live:
             return
-        await self.store.append(
+        readable = list(fold.readable)
+        (deleted,) = await self.store.append(
             self.tenant_id,
             stream,
-            [NewEvent(type=SESSION_DELETED, data={"events": len(events)})],
-            expected_version=events[-1].version,
+            [NewEvent(type=SESSION_DELETED, data={"events": len(fold.ids)})],
+            expected_version=fold.version,
         )
+        fold.feed([deleted])
         await self.store.erase(
             self.tenant_id,
-            [e.event_id for e in events if e.data is not None],
+            readable,
             reason=f"ADK delete_session {app_name}/{user_id}/{session_id}",
             requested_by="adk-session-service",
         )
 
     @staticmethod
-    def _refuse_stale(session: Session, live: list[RecordedEvent]) -> None:
+    def _refuse_stale(session: Session, fold: SessionFold) -> None:
         """Refuse a write from a session object that has not seen the latest stored event
         (another writer appended meanwhile), as ADK's database service does: by the stream
         version the object was loaded at (ADK's storage marker), else by its events."""
         marker = session._storage_update_marker
         if marker is not None:
-            if marker != str(live[-1].version):
+            if marker != str(fold.version):
                 raise StaleSessionError(
                     f"session {session.id} changed since this copy was loaded (stream version "
-                    f"{live[-1].version}, the copy has {marker}); reload it with get_session "
+                    f"{fold.version}, the copy has {marker}); reload it with get_session "
                     f"and retry"
                 )
             return
-        stored = [e for e in live if e.type == EVENT_APPENDED and e.data is not None]
-        if not stored:
+        if not fold.events:
             return
-        assert stored[-1].data is not None
-        latest = stored[-1].data["event"]
-        if latest.get("id") in {e.id for e in session.events}:
+        latest = fold.events[-1]
+        if latest.id in {e.id for e in session.events}:
             return
         # A copy loaded without events (num_recent_events=0) can only be judged by time.
-        if session.events or latest.get("timestamp", 0) > session.last_update_time:
+        if session.events or latest.timestamp > session.last_update_time:
             raise StaleSessionError(
                 f"session {session.id} changed since this copy was loaded (its latest event "
-                f"is {latest.get('id')!r}); reload it with get_session and retry"
+                f"is {latest.id!r}); reload it with get_session and retry"
             )
 
     async def get_user_state(self, *, app_name: str, user_id: str) -> dict[str, Any]:
@@ -317,29 +333,41 @@ class LedgerSessionService(BaseSessionService):
         if event.partial:
             return event
         stream = self._session_stream(session.app_name, session.user_id, session.id)
-        live = await self._live(stream)
-        if not live:
+        fold = await self._fold(stream)
+        if not fold.live:
             raise SessionNotFoundError(f"Session {session.id} not found.")
-        await self._complete(session.app_name, session.user_id, live)
-        self._refuse_stale(session, live)
+        await self._complete(session.app_name, session.user_id, fold.last)
+        self._refuse_stale(session, fold)
         # ADK's own bookkeeping: temp: state into the in-memory session only, then the delta
         # trimmed of temp: keys, then the event applied to the session object.
         event = await super().append_event(session=session, event=event)
-        data = {"event": event.model_dump(mode="json", exclude_none=True)}
-        new = NewEvent(
-            type=EVENT_APPENDED,
-            data=data,
-            event_id=uuid.uuid5(_IDS, f"{self.tenant_id}/{stream}/{event.id}"),
-        )
-        if any(
-            e.type == EVENT_APPENDED and e.event_id == new.event_id and e.data == data for e in live
-        ):
+        new = await self._new_event(stream, fold, event)
+        if new is None:
             return event  # an equal re-delivery: recorded already
-        if any(e.event_id == new.event_id for e in live):
-            new = NewEvent(type=EVENT_APPENDED, data=data)  # a distinct event reusing an id
-        (recorded,) = await self.store.append(self.tenant_id, stream, [new])
+        try:
+            (recorded,) = await self.store.append(
+                self.tenant_id, stream, [new], expected_version=fold.version
+            )
+        except ConcurrencyError:
+            raise StaleSessionError(
+                f"session {session.id} changed while this event was written; reload it with "
+                f"get_session and retry"
+            ) from None
+        fold.feed([recorded])
         state_delta = (event.actions.state_delta if event.actions else None) or {}
         await self._shared_deltas(session.app_name, session.user_id, recorded, state_delta)
         session.last_update_time = event.timestamp
         session._storage_update_marker = str(recorded.version)
         return event
+
+    async def _new_event(self, stream: str, fold: SessionFold, event: Event) -> NewEvent | None:
+        """The ledger event for an ADK event (its id derived from the ADK event's, so a
+        re-delivery is recognised), or None when an equal one is recorded already."""
+        data = {"event": event.model_dump(mode="json", exclude_none=True)}
+        event_id = uuid.uuid5(_IDS, f"{self.tenant_id}/{stream}/{event.id}")
+        if str(event_id) not in fold.ids:
+            return NewEvent(type=EVENT_APPENDED, data=data, event_id=event_id)
+        found = await self.store.read_events(self.tenant_id, [event_id])
+        if found and found[0].type == EVENT_APPENDED and found[0].data == data:
+            return None
+        return NewEvent(type=EVENT_APPENDED, data=data)  # a distinct event reusing an id

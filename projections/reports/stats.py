@@ -78,6 +78,11 @@ class SessionStats(BaseModel):
     compaction_latency_ms_p95: float | None = Field(
         description="summarizer latency, 95th percentile (ms)"
     )
+    compaction_latencies_ms: list[float] = Field(
+        default_factory=list,
+        exclude=True,
+        description="every compaction's latency (ms), for the Prometheus histogram",
+    )
     tokens_saved: int = Field(description="context tokens saved by committed summaries")
     results_masked: int = Field(default=0, description="tool results served as a digest")
     mask_tokens_saved: int = Field(default=0, description="tokens the masked results save")
@@ -157,6 +162,7 @@ async def session_stats(
         summarizer_tokens=fold.summarizer_tokens,
         compaction_latency_ms_p50=p50,
         compaction_latency_ms_p95=p95,
+        compaction_latencies_ms=list(fold.latencies),
         tokens_saved=fold.saved,
         results_masked=fold.masked,
         mask_tokens_saved=fold.mask_saved,

@@ -100,3 +100,9 @@ def test_langgraph_benchmark_prints_every_figure() -> None:
     output = quick_run("tests.benchmarks.bench_langgraph")
     for figure in ("SqliteSaver", "LedgerSaver", "time, ledger / SqliteSaver", "bytes,"):
         assert figure in output
+
+
+def test_adk_benchmark_prints_every_figure() -> None:
+    output = quick_run("tests.benchmarks.bench_adk")
+    for figure in ("DatabaseSessionService", "LedgerSessionService", "appends, ledger / ADK"):
+        assert figure in output

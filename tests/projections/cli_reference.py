@@ -9,7 +9,7 @@ from __future__ import annotations
 import click
 from click.testing import CliRunner
 
-from projections.cli import cli
+from projections.cli import cli, load_all
 
 HEADER = """# CLI reference
 
@@ -31,6 +31,7 @@ def help_text(*args: str) -> str:
 
 
 def render() -> str:
+    load_all()
     parts = [HEADER, "## ctxledger\n", "```text", help_text(), "```\n"]
     assert isinstance(cli, click.Group)
     for name in sorted(cli.commands):

@@ -11,3 +11,13 @@ def test_cli_reference_is_current() -> None:
     assert page == render(), (
         "docs/cli.md is stale: python -m tests.projections.cli_reference > docs/cli.md"
     )
+
+
+def test_the_lazy_catalogue_matches_the_commands() -> None:
+    """``--help`` lists commands from projections/cli/catalogue.py without importing them."""
+    from projections.cli.catalogue import COMMANDS
+    from tests.projections.cli_catalogue import catalogue
+
+    assert catalogue() == COMMANDS, (
+        "regenerate: python -m tests.projections.cli_catalogue > projections/cli/catalogue.py"
+    )

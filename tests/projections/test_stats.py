@@ -60,7 +60,9 @@ def test_prometheus_format_parses(demo_db: Path) -> None:
     assert result.returncode == 0, result.stderr
     families = {f.name: f for f in text_string_to_metric_families(result.stdout)}
     (sample,) = families["ctxledger_model_calls"].samples
-    assert sample.labels == {"tenant": "acme", "session": "trip-hangzhou"}
+    assert families["ctxledger_model_calls"].type == "counter"
+    assert sample.name == "ctxledger_model_calls_total"
+    assert sample.labels == {"tenant": "acme"}  # bounded: no session label by default
     assert sample.value == 44
     assert "ctxledger_refused_access" in families
     statuses = {

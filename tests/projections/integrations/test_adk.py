@@ -145,3 +145,47 @@ async def test_a_stale_copy_cannot_write(tmp_path: Path) -> None:
         final = await service.get_session(app_name="trips", user_id="ana", session_id="s")
         assert final is not None
         assert [e.id for e in final.events] == ["e1", "e2", "e3"]
+
+
+async def test_an_append_reads_only_what_is_new(tmp_path: Path) -> None:
+    """append_event costs the same at event 500 as at event 5: the service keeps each
+    session folded and reads only events after what it has (the stream head for staleness)."""
+    async with EventStore.open(tmp_path / "ledger.db") as store:
+        service = LedgerSessionService(store, tenant_id="acme")
+        session = await service.create_session(app_name="trips", user_id="ana", session_id="s")
+        read: list[int] = []
+        real = store.read_stream
+
+        async def counting(*args: Any, **kwargs: Any) -> Any:
+            events = await real(*args, **kwargs)
+            read.append(len(events))
+            return events
+
+        store.read_stream = counting  # type: ignore[method-assign]
+        for n in range(500):
+            read.clear()
+            await service.append_event(session, event("user", f"m{n}", {"n": n}, n))
+            assert sum(read) <= 1, (n, read)
+        other = LedgerSessionService(store, tenant_id="acme")  # a cold service still sees all
+        loaded = await other.get_session(app_name="trips", user_id="ana", session_id="s")
+        assert loaded is not None
+        assert len(loaded.events) == 500
+        assert loaded.state["n"] == 499
+
+
+async def test_a_warm_service_never_serves_an_erased_event(tmp_path: Path) -> None:
+    async with EventStore.open(tmp_path / "ledger.db") as store:
+        service = LedgerSessionService(store, tenant_id="acme")
+        session = await service.create_session(app_name="trips", user_id="ana", session_id="s")
+        await service.append_event(session, event("user", "my passport is E1234567", {}, 1))
+        await service.append_event(session, event("user", "hello", {}, 2))
+        assert (
+            len((await service.get_session(app_name="trips", user_id="ana", session_id="s")).events)
+            == 2
+        )  # type: ignore[union-attr]
+        stored = await store.read_stream("acme", "adk-session/trips/ana/s")
+        passport = next(e for e in stored if "E1234567" in str(e.data))
+        await store.erase("acme", [passport.event_id], reason="art. 17", requested_by="dpo")
+        again = await service.get_session(app_name="trips", user_id="ana", session_id="s")
+        assert again is not None
+        assert "E1234567" not in str([e.model_dump() for e in again.events])
