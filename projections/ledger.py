@@ -44,6 +44,7 @@ from projections.session.fold import SessionView
 from projections.session.rollback import rollback_target
 from projections.session_reads import SessionReads
 from projections.summaries.summarizer import Summarizer, SummarizerFunction
+from projections.telemetry import conversation, model_call, operation
 
 __all__ = ["CompactionOutcome", "Ledger", "Session"]
 
@@ -147,13 +148,15 @@ class Session(SessionReads):
     ) -> list[RecordedEvent]:
         """Append typed session events as they are, atomically, and fold them in (the verbs
         below build them; this is the low-level step they share)."""
-        recorded = await self.ledger.store.append(
-            self.tenant_id,
-            self.stream_id,
-            [event.new() for event in events],
-            expected_version=expected_version,
-        )
-        await self.ledger.sessions.advance(self.tenant_id, self.session_id, recorded, events)
+        with operation("append", conversation(self.tenant_id, self.session_id)) as span:
+            recorded = await self.ledger.store.append(
+                self.tenant_id,
+                self.stream_id,
+                [event.new() for event in events],
+                expected_version=expected_version,
+            )
+            await self.ledger.sessions.advance(self.tenant_id, self.session_id, recorded, events)
+            span["events"] = len(recorded)
         return recorded
 
     async def append(
@@ -238,6 +241,13 @@ class Session(SessionReads):
             model=model,
         )
         (event,) = await self.append_events([call])
+        model_call(
+            conversation(self.tenant_id, self.session_id),
+            model=model,
+            input_tokens=input_tokens,
+            output_tokens=output_tokens,
+            cached_input_tokens=cached_input_tokens,
+        )
         return event
 
     async def compact(
@@ -284,7 +294,12 @@ class Session(SessionReads):
             backoff_groups=backoff_groups,
             mask_results=mask_results,
         )
-        return await compact_session(self, budget, options, summarizer, max_steps)
+        with operation("compact", conversation(self.tenant_id, self.session_id)) as span:
+            outcome = await compact_session(self, budget, options, summarizer, max_steps)
+            span.update(result=outcome.result, masked=bool(outcome.masked))
+            if outcome.summary_version is not None:
+                span["summary_version"] = outcome.summary_version
+        return outcome
 
     async def propose_summary_facts(self, committed: SummaryCommitted) -> list[str]:
         """Propose the committed summary's long-term facts for the session's user (if any)."""

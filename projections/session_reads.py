@@ -17,6 +17,7 @@ from projections.recall.search import RecallOptions, find
 from projections.session.recall_block import Recall, RecallHit
 from projections.session.render import RenderedContext, render
 from projections.session.state import Cut, SessionState
+from projections.telemetry import conversation, operation
 
 if TYPE_CHECKING:
     from projections.ledger import Ledger
@@ -101,13 +102,21 @@ class SessionReads:
         default the latest user message) are paged back in; as of an earlier version, recall
         searches only what was logged by then, so a replay gives the same request.
         """
-        cut = await self._cut(at_version, at_position, at_time)
-        if not recall:
-            return render(cut, budget, keep_groups=keep_groups, fmt=fmt)
-        options = recall if isinstance(recall, RecallOptions) else RecallOptions()
-        plan = await self._recall(cut, options)
-        count = self.ledger.counter.count_text
-        return render(cut, budget, keep_groups=keep_groups, fmt=fmt, recall=plan, count=count)
+        with operation("render", conversation(self.tenant_id, self.session_id)) as span:
+            cut = await self._cut(at_version, at_position, at_time)
+            if not recall:
+                rendered = render(cut, budget, keep_groups=keep_groups, fmt=fmt)
+            else:
+                options = recall if isinstance(recall, RecallOptions) else RecallOptions()
+                plan = await self._recall(cut, options)
+                count = self.ledger.counter.count_text
+                rendered = render(
+                    cut, budget, keep_groups=keep_groups, fmt=fmt, recall=plan, count=count
+                )
+            span.update(
+                tokens=rendered.manifest.tokens["total"], over_budget=rendered.manifest.over_budget
+            )
+            return rendered
 
     async def _recall(self, cut: Cut, options: RecallOptions) -> Recall:
         query = options.query if options.query is not None else latest_user_text(cut)
