@@ -40,7 +40,8 @@ _KEY_NAME_ENV = "CTXLEDGER_KEY_NAME"
     required=True,
     help="Where to write the private key (PEM); the verifier key goes to OUTPUT.pub.",
 )
-def keygen_command(name: str, output: Path) -> None:
+@click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")
+def keygen_command(name: str, output: Path, as_json: bool) -> None:
     """Create an Ed25519 signing key for checkpoints and print its verifier key."""
     try:
         signer = Signer.generate(name)
@@ -48,10 +49,22 @@ def keygen_command(name: str, output: Path) -> None:
         raise click.BadParameter(str(error), param_hint="--name") from None
     if output.exists():
         raise click.UsageError(f"{output} exists; choose another file (keys are not overwritten)")
-    output.write_bytes(signer.to_pem())
-    os.chmod(output, 0o600)
     public = output.with_name(output.name + ".pub")
-    public.write_text(signer.verifier.encode() + "\n", encoding="utf-8")
+    try:
+        output.write_bytes(signer.to_pem())
+        os.chmod(output, 0o600)
+        public.write_text(signer.verifier.encode() + "\n", encoding="utf-8")
+    except OSError as error:
+        raise click.FileError(str(output), hint=str(error)) from None
+    if as_json:
+        print_json(
+            {
+                "private_key": str(output),
+                "public_key": str(public),
+                "verifier": signer.verifier.encode(),
+            }
+        )
+        return
     stdout.print(f"private key: {output} (keep it secret)\nverifier key ({public}):")
     click.echo(signer.verifier.encode())
 
@@ -117,6 +130,7 @@ def checkpoint_command(
     type=click.Path(dir_okay=False, exists=True, path_type=Path),
     help="A checkpoint the auditor holds: the bundle carries the proof that the log extends it.",
 )
+@click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")
 @click.pass_context
 def export_command(
     context: click.Context,
@@ -124,6 +138,7 @@ def export_command(
     stream: str | None,
     output: Path,
     trusted_file: Path | None,
+    as_json: bool,
 ) -> None:
     """Write an offline-verifiable bundle: envelopes, payloads (erased ones marked), signed
     checkpoints and proofs, up to the newest checkpoint. Refuses a payload that is missing
@@ -147,10 +162,21 @@ def export_command(
     except OSError as error:
         stderr.print(f"[bold red]error:[/] cannot write {output}: {error}")
         raise SystemExit(EXIT_ERROR) from None
-    stdout.print(
-        f"wrote {output}: {len(bundle['events'])} events, {len(bundle['checkpoints'])} "
-        f"checkpoints, tree size {bundle['tree_size']}"
-    )
+    if as_json:
+        print_json(
+            {
+                "output": str(output),
+                "events": len(bundle["events"]),
+                "checkpoints": len(bundle["checkpoints"]),
+                "tree_size": bundle["tree_size"],
+                "after_newest_checkpoint": uncovered,
+            }
+        )
+    else:
+        stdout.print(
+            f"wrote {output}: {len(bundle['events'])} events, {len(bundle['checkpoints'])} "
+            f"checkpoints, tree size {bundle['tree_size']}"
+        )
     if uncovered:
         stderr.print(
             f"[yellow]warning:[/] {uncovered} event(s) of {tenant} were recorded after the "

@@ -193,9 +193,15 @@ def summaries_command(context: click.Context, tenant: str, session_id: str, as_j
     help="The summary version to restore (default: the active summary's parent).",
 )
 @click.option("--reason", required=True)
+@click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")
 @click.pass_context
 def rollback_command(
-    context: click.Context, tenant: str, session_id: str, to_version: int | None, reason: str
+    context: click.Context,
+    tenant: str,
+    session_id: str,
+    to_version: int | None,
+    reason: str,
+    as_json: bool,
 ) -> None:
     """Move the summary head back; the restored version is validated again."""
 
@@ -207,4 +213,9 @@ def rollback_command(
 
     event = run(action)
     head = (event.data or {}).get("to_version")
+    if as_json:
+        print_json(
+            {"summary_head": head, "position": event.position, "event_id": str(event.event_id)}
+        )
+        return
     stdout.print(f"summary head is now {head if head is not None else 'none (the window)'}")

@@ -100,8 +100,11 @@ def stats_command(
     required=True,
     help="The HTML file to write.",
 )
+@click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")
 @click.pass_context
-def report_command(context: click.Context, tenant: str, session_id: str, output: Path) -> None:
+def report_command(
+    context: click.Context, tenant: str, session_id: str, output: Path, as_json: bool
+) -> None:
     """A self-contained HTML time-travel report of a session (no network needed to view it)."""
     from projections.reports.report import build_report
 
@@ -111,5 +114,12 @@ def report_command(context: click.Context, tenant: str, session_id: str, output:
             return await build_report(Ledger(store), tenant, stored)
 
     html = run(action)
-    output.write_text(html, encoding="utf-8")
-    stdout.print(f"wrote {output} ({len(html.encode()):,} bytes)")
+    try:
+        output.write_text(html, encoding="utf-8")
+    except OSError as error:
+        raise click.FileError(str(output), hint=str(error)) from None
+    size = len(html.encode())
+    if as_json:
+        print_json({"output": str(output), "bytes": size})
+        return
+    stdout.print(f"wrote {output} ({size:,} bytes)")

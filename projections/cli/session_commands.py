@@ -151,6 +151,7 @@ def _mark_command(name: str, verb: str) -> Any:
     @click.option("--session", "session_id", required=True)
     @click.argument("message_ids", nargs=-1, required=True)
     @click.option("--reason", required=True)
+    @click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")
     @click.pass_context
     def command(
         context: click.Context,
@@ -158,6 +159,7 @@ def _mark_command(name: str, verb: str) -> Any:
         session_id: str,
         message_ids: tuple[str, ...],
         reason: str,
+        as_json: bool,
     ) -> None:
         async def action() -> int:
             async with open_store(context) as store:
@@ -167,6 +169,9 @@ def _mark_command(name: str, verb: str) -> Any:
                 return (await mark(list(message_ids), reason=reason)).version
 
         version = run(action)
+        if as_json:
+            print_json({f"{name}ned": list(message_ids), "session_version": version})
+            return
         stdout.print(f"{name}ned {len(message_ids)} message(s) (session version {version})")
 
     return command
