@@ -116,7 +116,10 @@ class SessionReads:
             span.update(
                 tokens=rendered.manifest.tokens["total"], over_budget=rendered.manifest.over_budget
             )
-            return rendered
+        if not getattr(self.ledger.counter, "exact", True):
+            manifest = rendered.manifest.model_copy(update={"token_counts": "estimate"})
+            rendered = rendered.model_copy(update={"manifest": manifest})
+        return rendered
 
     async def _recall(self, cut: Cut, options: RecallOptions) -> Recall:
         query = options.query if options.query is not None else latest_user_text(cut)

@@ -17,6 +17,7 @@ from eventstore.records import CHECKPOINT_STREAM
 from projections.cli.common import (
     EXIT_ERROR,
     EXIT_FAILED_VERIFICATION,
+    cannot_write,
     cli,
     open_store,
     print_json,
@@ -55,7 +56,7 @@ def keygen_command(name: str, output: Path, as_json: bool) -> None:
         os.chmod(output, 0o600)
         public.write_text(signer.verifier.encode() + "\n", encoding="utf-8")
     except OSError as error:
-        raise click.FileError(str(output), hint=str(error)) from None
+        cannot_write(output, error)
     if as_json:
         print_json(
             {
@@ -160,8 +161,7 @@ def export_command(
     try:
         output.write_text(text + "\n", encoding="utf-8")
     except OSError as error:
-        stderr.print(f"[bold red]error:[/] cannot write {output}: {error}")
-        raise SystemExit(EXIT_ERROR) from None
+        cannot_write(output, error)
     if as_json:
         print_json(
             {

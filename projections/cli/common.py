@@ -11,7 +11,7 @@ import asyncio
 import importlib
 import json
 from collections.abc import Callable, Coroutine
-from typing import Any, TypeVar
+from typing import Any, NoReturn, TypeVar
 
 import click
 from rich.console import Console
@@ -21,6 +21,7 @@ from eventstore import EventStore, LedgerError
 __all__ = [
     "EXIT_ERROR",
     "EXIT_FAILED_VERIFICATION",
+    "cannot_write",
     "cli",
     "open_store",
     "print_json",
@@ -49,6 +50,12 @@ def run(action: Callable[[], Coroutine[Any, Any, T]]) -> T:
     except ValueError as error:
         stderr.print(f"[bold red]error:[/] {error}")
         raise SystemExit(EXIT_ERROR) from error
+
+
+def cannot_write(path: object, error: OSError) -> NoReturn:
+    """Say that ``path`` could not be written, and exit 2."""
+    stderr.print(f"[bold red]error:[/] cannot write {path}: {error.strerror or error}")
+    raise SystemExit(EXIT_ERROR) from None
 
 
 def print_json(value: Any) -> None:

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import click
 
-from projections.cli.common import EXIT_ERROR, cli, open_store, run, stderr, stdout
+from projections.cli.common import EXIT_ERROR, cannot_write, cli, open_store, run, stderr, stdout
 from projections.ledger import Ledger
 from projections.reports.stats import TenantStats, tenant_stats
 
@@ -55,8 +55,7 @@ def metrics_command(
         try:
             output.write_text(text, encoding="utf-8")
         except OSError as error:
-            stderr.print(f"[bold red]error:[/] cannot write {output}: {error}")
-            raise SystemExit(EXIT_ERROR) from None
+            cannot_write(output, error)
         return
     # A scrape that fails answers 500 (prometheus_client), the server stays up.
     _serve(lambda: asyncio.run(_stats(context, tenants)), per_session, port)

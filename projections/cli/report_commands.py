@@ -8,7 +8,15 @@ from pathlib import Path
 import click
 from rich.table import Table
 
-from projections.cli.common import cli, open_store, print_json, run, stdout, stored_session
+from projections.cli.common import (
+    cannot_write,
+    cli,
+    open_store,
+    print_json,
+    run,
+    stdout,
+    stored_session,
+)
 from projections.ledger import Ledger
 from projections.reports.stats import SessionStats, TenantStats, tenant_stats
 
@@ -117,7 +125,7 @@ def report_command(
     try:
         output.write_text(html, encoding="utf-8")
     except OSError as error:
-        raise click.FileError(str(output), hint=str(error)) from None
+        cannot_write(output, error)
     size = len(html.encode())
     if as_json:
         print_json({"output": str(output), "bytes": size})

@@ -15,6 +15,7 @@ from projections.cli.progress import task_progress
 from projections.context.budget import Budget
 from projections.context.formats import FORMATS, Format, to_messages
 from projections.context.messages import Message, text_of
+from projections.context.models import model_info
 from projections.context.tokens import TiktokenCounter
 from projections.errors import MessageValidationError
 from projections.ingest import IngestReport, ingest
@@ -27,26 +28,24 @@ __all__ = ["context_limit_for"]
 
 _FORMAT = click.Choice(FORMATS)
 _INGEST_BATCH = 500
-# Context windows of common models, for --model without --context-limit.
-_CONTEXT_LIMITS = {
-    "gpt-4.1": 1_047_576,
-    "gpt-5": 400_000,
-    "o1": 200_000,
-    "o3": 200_000,
-    "o4": 200_000,
-    "gpt-4o": 128_000,
-    "gpt-4-turbo": 128_000,
-    "gpt-3.5-turbo": 16_385,
-    "gpt-4": 8_192,
-}
 
 
 def context_limit_for(model: str) -> int:
-    """The context window of ``model`` (128,000 when the model is not known)."""
-    for prefix, limit in _CONTEXT_LIMITS.items():
-        if model.startswith(prefix):
-            return limit
-    return 128_000
+    """The context window of ``model`` from the model table (``projections.context.models``;
+    128,000 when the model is not known), and a note on standard error when its token counts
+    are estimates or its window is assumed."""
+    info = model_info(model)
+    if not info.known:
+        stderr.print(
+            f"[yellow]note:[/] model {model!r} is not in the model table: assuming a "
+            f"{info.window:,}-token window (give --context-limit, or add it to CTXLEDGER_MODELS)"
+        )
+    elif not info.exact:
+        stderr.print(
+            f"[yellow]note:[/] token counts for {model!r} are estimates ({info.encoding}; its "
+            f"own tokenizer is not available offline)"
+        )
+    return info.window
 
 
 def _loads(text: str) -> Any:

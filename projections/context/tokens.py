@@ -31,6 +31,7 @@ from projections.context.accounting import (
     TOKENS_PER_TOOL_CALL,
 )
 from projections.context.messages import Message, opaque_json, text_of
+from projections.context.models import model_info
 
 __all__ = [
     "REPLY_PRIMING_TOKENS",
@@ -77,13 +78,14 @@ class TokenCounter(Protocol):
 
 def encoding_for_model(model: str) -> str:
     """The encoding a model uses: o200k_base for gpt-4o, gpt-4.1, gpt-5 and o-series,
-    cl100k_base for gpt-4 and gpt-3.5; o200k_base for models this list does not know."""
+    cl100k_base for gpt-4 and gpt-3.5; for other models the model table's (an o200k_base
+    estimate unless it says otherwise, see :mod:`projections.context.models`)."""
     name = model.lower().split("/")[-1]
     if name.startswith(_O200K_PREFIXES):
         return "o200k_base"
     if name.startswith(_CL100K_PREFIXES):
         return "cl100k_base"
-    return "o200k_base"
+    return model_info(model).encoding
 
 
 def load_encoding(name: str) -> tiktoken.Encoding:
@@ -150,6 +152,8 @@ class TiktokenCounter:
     def __init__(self, model: str = "gpt-4o", *, encoding: str | None = None) -> None:
         self.model = model
         self._encoding = load_encoding(encoding or encoding_for_model(model))
+        #: whether the counts are the model's own (an OpenAI model) or an estimate
+        self.exact = model_info(model).exact
 
     @property
     def encoding_name(self) -> str:

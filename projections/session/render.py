@@ -55,6 +55,7 @@ class Manifest(BaseModel):
     recalled: list[dict[str, Any]] = Field(default_factory=list)  # paged back in, with scores
     recall_query: str | None = None  # what recall searched for (None: no recall asked)
     uncovered_groups: int = 0  # groups left out that no served summary covers
+    token_counts: str = "exact"  # or "estimate": the counter is not the model's own tokenizer
 
 
 class RenderedContext(BaseModel):
