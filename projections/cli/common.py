@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import importlib
 import json
+import os
 from collections.abc import Callable, Coroutine
 from typing import Any, NoReturn, TypeVar
 
@@ -36,8 +37,18 @@ DEFAULT_DB = "ctxledger.db"
 EXIT_FAILED_VERIFICATION = 1
 EXIT_ERROR = 2
 
-stdout = Console(highlight=False)
-stderr = Console(stderr=True, highlight=False)
+
+def _console(*, stderr: bool = False) -> Console:
+    """A console as wide as the terminal, or 120 columns when piped (rich's default of 80
+    wraps most tables), unless COLUMNS says otherwise."""
+    console = Console(stderr=stderr, highlight=False)
+    if not console.is_terminal and "COLUMNS" not in os.environ:
+        console.width = 120
+    return console
+
+
+stdout = _console()
+stderr = _console(stderr=True)
 
 
 def run(action: Callable[[], Coroutine[Any, Any, T]]) -> T:
@@ -115,11 +126,19 @@ def _short_help(text: str, limit: int) -> str:
     show_default=True,
     help="Database URL or SQLite file path (or set CTXLEDGER_DB).",
 )
+@click.option(
+    "--width",
+    type=click.IntRange(40, 1000),
+    envvar="CTXLEDGER_WIDTH",
+    help="Width of tables and text (default: the terminal's; 120 when output is piped).",
+)
 @click.version_option(package_name="ctxledger")
 @click.pass_context
-def cli(context: click.Context, db: str) -> None:
+def cli(context: click.Context, db: str, width: int | None) -> None:
     """ctxledger: an event-sourced, tamper-evident memory store for LLM agents."""
     context.obj = db
+    if width is not None:
+        stdout.width = stderr.width = width
 
 
 def open_store(

@@ -91,10 +91,31 @@ def log_command(
 
 
 def describe_data(event: RecordedEvent, width: int = 60) -> str:
+    """A one-line preview of an event's data: a message as ``role: text`` (its id, and its
+    tool calls), anything else as its JSON; cut at ``width`` characters."""
     if event.erased:
         return f"[erased by #{event.erased_by}]"
-    text = json.dumps(event.data, ensure_ascii=False, sort_keys=True)
+    message = (event.data or {}).get("message")
+    if isinstance(message, dict) and "role" in message:
+        text = f"{message.get('id', '')} {message['role']}: {_message_text(message)}"
+    else:
+        text = json.dumps(event.data, ensure_ascii=False, sort_keys=True)
+    text = " ".join(text.split())
     return text if len(text) <= width else text[: width - 1] + "…"
+
+
+def _message_text(message: dict[str, Any]) -> str:
+    content = message.get("content")
+    if isinstance(content, list):
+        content = " ".join(
+            str(p.get("text", f"[{p.get('type')}]")) for p in content if isinstance(p, dict)
+        )
+    calls = [
+        f"{c.get('name')}({c.get('arguments', '')})"
+        for c in message.get("tool_calls") or []
+        if isinstance(c, dict)
+    ]
+    return " ".join(part for part in (str(content or ""), *calls) if part)
 
 
 # -- erase -------------------------------------------------------------------------------------
