@@ -5,7 +5,7 @@ from __future__ import annotations
 from eventstore.hashing import event_hash, header_bytes, payload_hash
 from eventstore.records import StoredEvent, StreamHead
 
-__all__ = ["commitment_problem", "head_reason", "malformed", "text"]
+__all__ = ["commitment_problem", "head_reason", "malformed", "recomputed_hash", "text"]
 
 
 def commitment_problem(event: StoredEvent) -> str | None:
@@ -18,6 +18,17 @@ def commitment_problem(event: StoredEvent) -> str | None:
         event.salt is None or payload_hash(event.salt, event.payload) != event.payload_hash
     ):
         return "payload does not match its payload_hash: the payload or salt was edited"
+    if recomputed_hash(event) != event.hash:
+        return "hash does not match the envelope: an envelope field was edited"
+    return None
+
+
+def recomputed_hash(
+    event: StoredEvent, *, payload_hash: bytes | None = None, prev_hash: bytes | None = None
+) -> bytes:
+    """The event hash of a stored envelope by hash spec v1 (with another commitment or
+    ``prev_hash`` when given: what re-chaining an edited stream needs)."""
+    prev = event.prev_hash if prev_hash is None else prev_hash
     header = header_bytes(
         tenant_id=event.tenant_id,
         stream_id=event.stream_id,
@@ -28,12 +39,10 @@ def commitment_problem(event: StoredEvent) -> str | None:
         schema_version=event.schema_version,
         recorded_at=event.recorded_at,
         actor=event.actor,
-        payload_hash=event.payload_hash,
-        prev_hash=event.prev_hash,
+        payload_hash=event.payload_hash if payload_hash is None else payload_hash,
+        prev_hash=prev,
     )
-    if event_hash(event.prev_hash, header) != event.hash:
-        return "hash does not match the envelope: an envelope field was edited"
-    return None
+    return event_hash(prev, header)
 
 
 def malformed(event: StoredEvent, tenant_id: str) -> str | None:

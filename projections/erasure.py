@@ -66,17 +66,15 @@ async def erase_sessions(
     Raises:
         LedgerError: a session has no events (nothing is erased).
     """
-    streams = await _matching(
-        store, tenant_id, lambda name: any(_of_session(name, s) for s in session_ids)
-    )
-    for session_id in session_ids:
-        if not any(_of_session(name, session_id) for name in streams):
-            raise LedgerError(
-                f"tenant {tenant_id!r} has no session {session_id!r} to erase; nothing was "
-                f"erased (ctxledger streams --tenant {tenant_id} lists them)"
-            )
-    ids = await _readable(store, tenant_id, streams)
-    return await erase_events(store, tenant_id, ids, reason=reason, requested_by=requested_by)
+
+    def missing(session_id: str) -> str:
+        return (
+            f"tenant {tenant_id!r} has no session {session_id!r} to erase; nothing was erased "
+            f"(ctxledger streams --tenant {tenant_id} lists them)"
+        )
+
+    how = {"reason": reason, "requested_by": requested_by}
+    return await _erase_owned(store, tenant_id, session_ids, _of_session, missing, **how)
 
 
 async def erase_users(
@@ -87,14 +85,34 @@ async def erase_users(
     Raises:
         LedgerError: a user has no events (nothing is erased).
     """
-    wanted = list(user_ids)
-    streams = await _matching(store, tenant_id, lambda name: any(_of_user(name, u) for u in wanted))
-    for user_id in wanted:
-        if not any(_of_user(name, user_id) for name in streams):
-            raise LedgerError(
-                f"tenant {tenant_id!r} holds no memory, consent or ADK session of user "
-                f"{user_id!r}; nothing was erased"
-            )
+
+    def missing(user_id: str) -> str:
+        return (
+            f"tenant {tenant_id!r} holds no memory, consent or ADK session of user "
+            f"{user_id!r}; nothing was erased"
+        )
+
+    how = {"reason": reason, "requested_by": requested_by}
+    return await _erase_owned(store, tenant_id, user_ids, _of_user, missing, **how)
+
+
+async def _erase_owned(
+    store: EventStore,
+    tenant_id: str,
+    owners: Iterable[str],
+    owns: Callable[[str, str], bool],
+    missing: Callable[[str], str],
+    *,
+    reason: str,
+    requested_by: str,
+) -> ErasureReceipt:
+    """Erase every stream some owner ``owns`` (one erasure); refuse if an owner has none."""
+    wanted = list(owners)
+    heads = await store.streams(tenant_id)
+    streams = [h.stream_id for h in heads if any(owns(h.stream_id, o) for o in wanted)]
+    for owner in wanted:
+        if not any(owns(stream, owner) for stream in streams):
+            raise LedgerError(missing(owner))
     ids = await _readable(store, tenant_id, streams)
     return await erase_events(store, tenant_id, ids, reason=reason, requested_by=requested_by)
 
@@ -112,10 +130,6 @@ def _of_user(stream: str, user_id: str) -> bool:
     return (parts[0] == "adk-user" and parts[2:] == [user_id]) or (
         parts[0] == "adk-session" and len(parts) == 4 and parts[2] == user_id
     )
-
-
-async def _matching(store: EventStore, tenant_id: str, wanted: Callable[[str], bool]) -> list[str]:
-    return [h.stream_id for h in await store.streams(tenant_id) if wanted(h.stream_id)]
 
 
 async def _readable(store: EventStore, tenant_id: str, streams: Iterable[str]) -> list[str]:

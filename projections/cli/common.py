@@ -181,9 +181,11 @@ async def stored_session(store: EventStore, tenant: str, session_id: str) -> str
 
 
 async def _agents_generation(store: EventStore, tenant: str, session_id: str) -> str | None:
-    control = await store.read_stream(tenant, f"agents/{session_id}")
-    generation = str(control[-1].data["generation"]) if control and control[-1].data else "0"
+    """The stored id of an Agents SDK session's current generation, if it has one."""
+    from projections.integrations.openai_agents import current_generation
+
+    generation, control = await current_generation(store, tenant, session_id)
     stored = f"{session_id}~{generation}"
-    if (await store.stream_head(tenant, f"session/{stored}")).version or control:
+    if control or (await store.stream_head(tenant, f"session/{stored}")).version:
         return stored
     return None

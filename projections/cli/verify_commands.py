@@ -2,13 +2,9 @@
 
 from __future__ import annotations
 
-import sys
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
 from pathlib import Path
 
 import click
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 from eventstore import EventStore, LedgerError, VerificationReport
 from eventstore.notes import Verifier
@@ -18,10 +14,10 @@ from projections.cli.common import (
     open_store,
     print_json,
     run,
-    stderr,
     stdout,
 )
 from projections.cli.keys import public_key_option, read_checkpoint, verifiers
+from projections.cli.progress import task_progress
 from projections.render import failure_table
 
 __all__: list[str] = []
@@ -70,13 +66,13 @@ def verify_command(
         async with open_store(context, read_only=not rebuild_tree) as store:
             names = await _tenants(store, tenant)
             reports = []
-            with progress_bar(enabled=not as_json and sys.stderr.isatty()) as update:
-                for name in names:
+            for name in names:
+                with task_progress(f"verifying {name}", enabled=not as_json) as update:
                     reports.append(
                         await store.verify(
                             name,
                             stream=stream,
-                            progress=update(name),
+                            progress=update,
                             verifiers=keyring,
                             trusted_checkpoints=trusted,
                         )
@@ -128,31 +124,6 @@ def _show(reports: list[VerificationReport], keyring: list[Verifier], as_json: b
         return
     for report in reports:
         show_verification(report)
-
-
-@contextmanager
-def progress_bar(*, enabled: bool) -> Iterator[Callable[[str], Callable[[int, int], None] | None]]:
-    """A rich progress bar on a terminal; a no-op otherwise."""
-    if not enabled:
-        yield lambda _tenant: None
-        return
-    columns = (
-        TextColumn("verifying {task.description}"),
-        BarColumn(),
-        MofNCompleteColumn(),
-        TimeElapsedColumn(),
-    )
-    with Progress(*columns, console=stderr, transient=True) as progress:
-
-        def for_tenant(name: str) -> Callable[[int, int], None]:
-            task = progress.add_task(name, total=None)
-
-            def update(done: int, total: int) -> None:
-                progress.update(task, completed=done, total=total)
-
-            return update
-
-        yield for_tenant
 
 
 def show_verification(report: VerificationReport) -> None:

@@ -35,7 +35,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from uuid_utils.compat import uuid7
 
-from eventstore import NewEvent
+from eventstore import EventStore, NewEvent
 from projections.compactor import CompactionOutcome
 from projections.context.budget import Budget
 from projections.context.formats import from_messages, to_messages
@@ -54,6 +54,7 @@ __all__ = [
     "ContextOverBudgetError",
     "ContextOverBudgetWarning",
     "LedgerSession",
+    "current_generation",
 ]
 
 GENERATION_STARTED = "GenerationStarted"
@@ -144,12 +145,9 @@ class LedgerSession:
 
     async def _generation(self, at_position: int | None = None) -> tuple[str, int]:
         """The current generation's name and the control stream's version."""
-        events = await self.ledger.store.read_stream(self.tenant_id, self.control_stream)
-        if at_position is not None:
-            events = [e for e in events if e.position <= at_position]
-        if not events or events[-1].data is None:
-            return "0", len(events)
-        return str(events[-1].data["generation"]), events[-1].version
+        return await current_generation(
+            self.ledger.store, self.tenant_id, self.session_id, at_position=at_position
+        )
 
     def _session(self, generation: str) -> Session:
         return self.ledger.session(
@@ -299,6 +297,19 @@ class LedgerSession:
         state = SessionView.fold([e for e in events if e.position <= position])
         items: list[Any] = from_messages("responses", state.messages)
         return items
+
+
+async def current_generation(
+    store: EventStore, tenant_id: str, session_id: str, *, at_position: int | None = None
+) -> tuple[str, int]:
+    """The generation holding an SDK session's items (``session/<id>~<generation>``) and the
+    version of its control stream ``agents/<id>`` (as of ``at_position``, if given)."""
+    events = await store.read_stream(tenant_id, f"agents/{session_id}")
+    if at_position is not None:
+        events = [e for e in events if e.position <= at_position]
+    if not events or events[-1].data is None:
+        return "0", len(events)
+    return str(events[-1].data["generation"]), events[-1].version
 
 
 def _model_name(agent: Any) -> str | None:

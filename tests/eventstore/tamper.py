@@ -7,7 +7,8 @@ import sqlite3
 from pathlib import Path
 
 from eventstore import EventStore, NewEvent, VerificationReport
-from eventstore.hashing import event_hash, header_bytes, payload_hash
+from eventstore.envelope_checks import recomputed_hash
+from eventstore.hashing import payload_hash
 from eventstore.records import StoredEvent
 
 TENANT = "acme"
@@ -83,20 +84,7 @@ def rewrite_payload(path: Path, position: int, payload: bytes) -> None:
         if event.version < target.version:
             continue
         commitment = payload_hash(target.salt, payload) if event is target else event.payload_hash
-        header = header_bytes(
-            tenant_id=event.tenant_id,
-            stream_id=event.stream_id,
-            version=event.version,
-            position=event.position,
-            event_id=event.event_id,
-            type=event.type,
-            schema_version=event.schema_version,
-            recorded_at=event.recorded_at,
-            actor=event.actor,
-            payload_hash=commitment,
-            prev_hash=prev,
-        )
-        digest = event_hash(prev, header)
+        digest = recomputed_hash(event, payload_hash=commitment, prev_hash=prev)
         rows.append((commitment, prev, digest, event.tenant_id, event.position))
         prev = digest
     connection = raw(path)

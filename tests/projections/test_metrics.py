@@ -4,7 +4,6 @@ prometheus package) accepts every form."""
 
 from __future__ import annotations
 
-import asyncio
 import os
 import shutil
 import socket
@@ -16,15 +15,7 @@ from pathlib import Path
 import pytest
 from prometheus_client.parser import text_string_to_metric_families
 
-from projections.demo import run_demo
 from tests.projections.test_cli import SCRIPT, ctxledger
-
-
-@pytest.fixture(scope="module")
-def demo_db(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    path = tmp_path_factory.mktemp("metrics") / "demo.db"
-    asyncio.run(run_demo(path))
-    return path
 
 
 def promtool(text: str) -> None:

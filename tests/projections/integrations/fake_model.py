@@ -12,9 +12,12 @@ from agents.items import ModelResponse
 from agents.models.interface import Model
 from agents.usage import Usage
 from openai.types.responses import (
+    Response,
+    ResponseCompletedEvent,
     ResponseFunctionToolCall,
     ResponseOutputMessage,
     ResponseOutputText,
+    ResponseUsage,
 )
 
 set_tracing_disabled(True)  # no network: nothing to export traces to
@@ -26,7 +29,48 @@ def get_weather(city: str, day: str) -> str:
     return json.dumps({"city": city, "day": day, "sky": "sunny", "high_c": 29})
 
 
-class ScriptedModel(Model):
+class StreamsItsResponses:
+    """Streaming for a scripted model: the reply ``get_response`` would give, as the one
+    ``response.completed`` event the SDK's streaming runner reads it from."""
+
+    async def stream_response(self, *args: Any, **kwargs: Any) -> AsyncIterator[Any]:
+        response = await self.get_response(*args, **kwargs)  # type: ignore[attr-defined]
+        usage = response.usage
+        details = usage.input_tokens_details
+        yield ResponseCompletedEvent(
+            type="response.completed",
+            sequence_number=0,
+            response=Response(
+                id=f"resp_{id(response)}",
+                created_at=0,
+                model="scripted",
+                object="response",
+                output=response.output,
+                parallel_tool_calls=False,
+                tool_choice="auto",
+                tools=[],
+                usage=ResponseUsage.model_validate(
+                    {
+                        "input_tokens": usage.input_tokens,
+                        "input_tokens_details": {
+                            "cached_tokens": getattr(details, "cached_tokens", 0) or 0,
+                            "cache_write_tokens": 0,
+                        },
+                        "output_tokens": usage.output_tokens,
+                        "output_tokens_details": {
+                            "reasoning_tokens": getattr(
+                                usage.output_tokens_details, "reasoning_tokens", 0
+                            )
+                            or 0
+                        },
+                        "total_tokens": usage.total_tokens,
+                    }
+                ),
+            ),
+        )
+
+
+class ScriptedModel(StreamsItsResponses, Model):
     """No network: a scripted reply to what the input asks."""
 
     def __init__(self) -> None:
@@ -72,6 +116,3 @@ class ScriptedModel(Model):
                 )
             ]
         return ModelResponse(output=output, usage=Usage(), response_id=None)
-
-    def stream_response(self, *args: Any, **kwargs: Any) -> AsyncIterator[Any]:
-        raise NotImplementedError("the scripted model does not stream")

@@ -5,7 +5,6 @@ reports usage, so a session must keep all of it and pass it back."""
 from __future__ import annotations
 
 import json
-from collections.abc import AsyncIterator
 from typing import Any
 
 from agents.items import ModelResponse
@@ -22,9 +21,11 @@ from openai.types.responses.response_function_web_search import ActionSearch
 from openai.types.responses.response_reasoning_item import Summary
 from openai.types.responses.response_usage import InputTokensDetails, OutputTokensDetails
 
+from tests.projections.integrations.fake_model import StreamsItsResponses
 
-class ReasoningModel(Model):
-    """Scripted; records every input it was given."""
+
+class ReasoningModel(StreamsItsResponses, Model):
+    """Scripted; records every input it was given; streams as well (one completed event)."""
 
     def __init__(self) -> None:
         self.inputs: list[list[Any]] = []
@@ -74,9 +75,6 @@ class ReasoningModel(Model):
         )
         return ModelResponse(output=output, usage=usage, response_id=None)
 
-    def stream_response(self, *args: Any, **kwargs: Any) -> AsyncIterator[Any]:
-        raise NotImplementedError("the scripted model does not stream")
-
 
 def _message(turn: int, text: str) -> ResponseOutputMessage:
     return ResponseOutputMessage(
@@ -86,35 +84,3 @@ def _message(turn: int, text: str) -> ResponseOutputMessage:
         status="completed",
         content=[ResponseOutputText(type="output_text", text=text, annotations=[])],
     )
-
-
-class StreamingReasoningModel(ReasoningModel):
-    """The same script, streamed: one ``response.completed`` event per call, as the SDK's
-    streaming runner consumes them."""
-
-    async def stream_response(self, *args: Any, **kwargs: Any) -> AsyncIterator[Any]:  # type: ignore[override]
-        from openai.types.responses import Response, ResponseCompletedEvent, ResponseUsage
-
-        response = await self.get_response(*args, **kwargs)
-        usage = response.usage
-        yield ResponseCompletedEvent(
-            type="response.completed",
-            sequence_number=0,
-            response=Response(
-                id=f"resp_{len(self.inputs)}",
-                created_at=0,
-                model="fake-reasoner",
-                object="response",
-                output=response.output,
-                parallel_tool_calls=False,
-                tool_choice="auto",
-                tools=[],
-                usage=ResponseUsage(
-                    input_tokens=usage.input_tokens,
-                    input_tokens_details=usage.input_tokens_details,
-                    output_tokens=usage.output_tokens,
-                    output_tokens_details=usage.output_tokens_details,
-                    total_tokens=usage.total_tokens,
-                ),
-            ),
-        )

@@ -75,11 +75,9 @@ def _plain(item: Any) -> dict[str, Any]:
 
 
 async def test_streaming_run_is_stored_like_a_plain_one(tmp_path: Path) -> None:
-    from tests.projections.integrations.reasoning_model import StreamingReasoningModel
-
     async with EventStore.open(tmp_path / "ledger.db") as store:
         session = LedgerSession("streamed", Ledger(store), tenant_id="acme")
-        agent = Agent(name="planner", model=StreamingReasoningModel(), tools=[get_weather])
+        agent = Agent(name="planner", model=ReasoningModel(), tools=[get_weather])
         result = Runner.run_streamed(agent, "What is the weather on Saturday?", session=session)
         async for _ in result.stream_events():
             pass

@@ -11,7 +11,6 @@ import json
 import re
 import time
 import warnings
-from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -27,6 +26,7 @@ from openai.types.responses import (
 
 from projections.errors import ContextOverBudgetWarning
 from projections.integrations.openai_agents import LedgerSession
+from tests.projections.integrations.fake_model import StreamsItsResponses
 
 set_tracing_disabled(True)  # no network: nothing to export traces to
 
@@ -91,7 +91,7 @@ def user_turn(n: int) -> str:
     return "Thanks, that helps. What would you suggest next?"
 
 
-class TravelModel(Model):
+class TravelModel(StreamsItsResponses, Model):
     """No network: calls a tool when the user asks to search or check, answers from results."""
 
     def __init__(self) -> None:
@@ -115,9 +115,6 @@ class TravelModel(Model):
         if "whole itinerary" in text:
             return _reply(self.calls, _itinerary(self.calls))
         return _reply(self.calls, f"Noted: {' '.join(text.split()[:10])}")
-
-    def stream_response(self, *args: Any, **kwargs: Any) -> AsyncIterator[Any]:
-        raise NotImplementedError("the travel model does not stream")
 
 
 def _itinerary(turn: int) -> str:
