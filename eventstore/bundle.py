@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import base64
 import itertools
+from collections.abc import Callable
 from typing import Any, Protocol
 
 from eventstore.bundle_checks import erasure_names
@@ -60,8 +61,11 @@ async def export_bundle(
     stream: str | None = None,
     origin: str | None = None,
     trusted_size: int | None = None,
+    progress: Callable[[int, int], None] | None = None,
 ) -> dict[str, Any]:
     """The bundle of a tenant (or one stream), up to its newest checkpoint.
+
+    ``progress`` is told ``(done, total)`` events as they are read and proved.
 
     A stream export also carries the ``PayloadErased`` events that explain its erased events
     (``erasures``), with inclusion proofs. With ``trusted_size`` (the size of a checkpoint an
@@ -81,6 +85,8 @@ async def export_bundle(
     checkpoints = [parse_checkpoint(open_note(note, [])[0]) for note in notes]
     newest = max(checkpoints, key=lambda c: c.size)
     entries = [_entry(e) for e in await source.events(tenant_id, newest.size)]
+    if progress is not None:
+        progress(len(entries) if stream is None else 0, len(entries))
     named = erasure_names(entries)
     _refuse_unexplained(entries, named, stream)
     chosen = entries if stream is None else [e for e in entries if e["stream_id"] == stream]
@@ -106,9 +112,12 @@ async def export_bundle(
     ]
     inclusion = {}
     if stream is not None:
-        for entry in [*chosen, *erasures]:
+        proved = [*chosen, *erasures]
+        for done, entry in enumerate(proved, start=1):
             proof = await source.inclusion_proof(tenant_id, entry["position"], newest.size)
             inclusion[str(entry["position"])] = [p.hex() for p in proof]
+            if progress is not None:
+                progress(done, len(proved))
     bundle = {
         "format": BUNDLE_FORMAT,
         "tenant": tenant_id,

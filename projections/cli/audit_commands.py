@@ -26,6 +26,7 @@ from projections.cli.common import (
     stdout,
 )
 from projections.cli.keys import public_key_option, read_checkpoint, verifiers
+from projections.cli.progress import task_progress
 
 __all__: list[str] = []
 
@@ -151,9 +152,14 @@ def export_command(
 
     async def action() -> tuple[dict[str, Any], int]:
         async with open_store(context, read_only=True) as store:
-            bundle = await export_bundle(
-                StoreSource(store), tenant, stream=stream, trusted_size=trusted_size
-            )
+            with task_progress("exporting", enabled=not as_json) as progress:
+                bundle = await export_bundle(
+                    StoreSource(store),
+                    tenant,
+                    stream=stream,
+                    trusted_size=trusted_size,
+                    progress=progress,
+                )
             return bundle, await _uncovered(store, tenant, bundle["tree_size"])
 
     bundle, uncovered = run(action)

@@ -24,6 +24,7 @@ __all__ = [
     "EXIT_FAILED_VERIFICATION",
     "cannot_write",
     "cli",
+    "known_stream",
     "open_store",
     "print_json",
     "run",
@@ -177,6 +178,18 @@ async def stored_session(store: EventStore, tenant: str, session_id: str) -> str
     raise LedgerError(
         f"tenant {tenant!r} has no session {session_id!r} (sessions: {hint}); check --tenant, "
         f"--session and --db"
+    )
+
+
+async def known_stream(store: EventStore, tenant: str, stream_id: str) -> None:
+    """Raise a :class:`LedgerError` naming the tenant's streams unless ``stream_id`` is one."""
+    if (await store.stream_head(tenant, stream_id)).version:
+        return
+    streams = [s.stream_id for s in await store.streams(tenant)]
+    hint = ", ".join(streams[:10]) + (" …" if len(streams) > 10 else "") if streams else "none"
+    raise LedgerError(
+        f"tenant {tenant!r} has no stream {stream_id!r} (streams: {hint}); check --tenant, "
+        f"--stream and --db"
     )
 
 

@@ -16,6 +16,7 @@ from rich.table import Table
 from eventstore import EventStore
 from projections.cli.common import cli, open_store, print_json, run, stdout
 from projections.cli.params import FRACTION, POSITIVE, POSITIVE_FLOAT
+from projections.cli.progress import task_progress
 from projections.cli.recording import print_event, utc
 from projections.memory import LongTermMemory, MemoryPolicy, Promoter, PromotionReport
 from projections.memory.rules import Candidate, RecalledMemory
@@ -279,7 +280,9 @@ def promote_command(
             promoter = Promoter(store, batch_size=batch_size)
             if not follow:
                 for name in [tenant] if tenant else await store.tenants():
-                    show(await promoter.run_once(name))
+                    with task_progress(f"promoting {name}", enabled=not as_json) as progress:
+                        report = await promoter.run_once(name, progress=progress)
+                    show(report)
                 return
             stop = asyncio.Event()
             loop = asyncio.get_running_loop()

@@ -11,12 +11,14 @@ from rich.table import Table
 from projections.cli.common import (
     cannot_write,
     cli,
+    known_stream,
     open_store,
     print_json,
     run,
     stdout,
     stored_session,
 )
+from projections.cli.progress import task_progress
 from projections.ledger import Ledger
 from projections.reports.stats import SessionStats, TenantStats, tenant_stats
 
@@ -100,7 +102,17 @@ def stats_command(
 
 @cli.command("report")
 @click.option("--tenant", required=True)
-@click.option("--session", "session_id", required=True)
+@click.option(
+    "--session",
+    "session_id",
+    help="The session to report on (an Agents SDK session by the id you gave it).",
+)
+@click.option(
+    "--stream",
+    "stream_id",
+    help="Any other stream instead, by its id from 'ctxledger streams' (an ADK session "
+    "adk-session/APP/USER/ID, a LangGraph thread langgraph/THREAD).",
+)
 @click.option(
     "-o",
     "--output",
@@ -111,15 +123,29 @@ def stats_command(
 @click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")
 @click.pass_context
 def report_command(
-    context: click.Context, tenant: str, session_id: str, output: Path, as_json: bool
+    context: click.Context,
+    tenant: str,
+    session_id: str | None,
+    stream_id: str | None,
+    output: Path,
+    as_json: bool,
 ) -> None:
     """A self-contained HTML time-travel report of a session (no network needed to view it)."""
     from projections.reports.report import build_report
 
+    if (session_id is None) == (stream_id is None):
+        raise click.UsageError("give exactly one of --session and --stream")
+
     async def action() -> str:
         async with open_store(context) as store:
-            stored = await stored_session(store, tenant, session_id)
-            return await build_report(Ledger(store), tenant, stored)
+            with task_progress("reporting", enabled=not as_json) as progress:
+                if session_id is not None:
+                    stored = await stored_session(store, tenant, session_id)
+                    return await build_report(Ledger(store), tenant, stored, progress=progress)
+                await known_stream(store, tenant, stream_id or "")
+                return await build_report(
+                    Ledger(store), tenant, stream_id=stream_id, progress=progress
+                )
 
     html = run(action)
     try:

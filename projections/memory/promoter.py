@@ -77,13 +77,23 @@ class Promoter:
         self.memory = LongTermMemory(store, clock=clock)
         self.batch_size = batch_size
 
-    async def run_once(self, tenant_id: str, users: list[str] | None = None) -> PromotionReport:
+    async def run_once(
+        self,
+        tenant_id: str,
+        users: list[str] | None = None,
+        *,
+        progress: Callable[[int, int], None] | None = None,
+    ) -> PromotionReport:
         """One pass over the tenant's users (or the ones given): promote, retract, and finish
-        the erasures of forgotten proposals. Running it again at once writes nothing."""
+        the erasures of forgotten proposals. Running it again at once writes nothing.
+        ``progress`` is told ``(done, total)`` users."""
         report = PromotionReport(tenant_id, position=await self.store.tenant_position(tenant_id))
-        for user_id in users if users is not None else await self.memory.users(tenant_id):
+        chosen = users if users is not None else await self.memory.users(tenant_id)
+        for user_id in chosen:
             report.users += 1
             await self._promote_user(tenant_id, user_id, report)
+            if progress is not None:
+                progress(report.users, len(chosen))
         return report
 
     async def _promote_user(self, tenant_id: str, user_id: str, report: PromotionReport) -> None:

@@ -109,10 +109,13 @@ def _drop_for_capacity(
     for fact in sorted(must, key=lambda f: -max(f.src)):
         if fits([*kept, fact]):
             kept.append(fact)
-    dropped = [fact for fact in must if fact not in kept]
+    # By identity: equality of pydantic models compares every field, and these lists are long.
+    kept_ids = {id(fact) for fact in kept}
+    dropped = [fact for fact in must if id(fact) not in kept_ids]
+    dropped_ids = {id(fact) for fact in dropped}
     return draft.model_copy(
         update={
-            "facts": [fact for fact in draft.facts if fact not in dropped],
+            "facts": [fact for fact in draft.facts if id(fact) not in dropped_ids],
             "dropped_facts": [DroppedFact(key=f.key, src=f.src) for f in dropped],
         }
     )

@@ -106,3 +106,15 @@ def test_adk_benchmark_prints_every_figure() -> None:
     output = quick_run("tests.benchmarks.bench_adk")
     for figure in ("DatabaseSessionService", "LedgerSessionService", "appends, ledger / ADK"):
         assert figure in output
+
+
+def test_report_benchmark_prints_every_figure() -> None:
+    output = quick_run("tests.benchmarks.bench_report", "--quick")
+    for fragment in ("| messages |", "| 500 |", "| 2,000 |", "old report s"):
+        assert fragment in output
+
+
+def test_memory_benchmark_prints_every_figure() -> None:
+    output = quick_run("tests.benchmarks.bench_memory")
+    for fragment in ("built 10 sessions of 1,000 messages", "| 256 | 10 |", "| 1 | 1 |"):
+        assert fragment in output

@@ -1,0 +1,120 @@
+"""Benchmark of the memory a ledger holds for cached sessions: resident memory with 100
+sessions of 10,000 messages each in the session cache, and the same with a smaller LRU bound.
+
+    python -m tests.benchmarks.bench_memory            # 100 sessions of 10,000 messages
+    python -m tests.benchmarks.bench_memory --quick    # 10 sessions of 1,000 (a smoke run)
+
+The sessions are the context benchmark's conversation (1-2 KB chat messages, tool calls and
+their results), written with ``Session.append_events`` (the messages are counted once and the
+same ``MessageAppended`` events go to every session). Each measurement runs in a fresh child
+process: it opens the file, renders every session once (so each state is folded and cached,
+or evicted by the LRU bound) and reports its resident set (``VmRSS``) against the same process
+before the first render. Nothing here asserts a figure.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from eventstore import EventStore
+from projections.context.budget import Budget
+from projections.context.tokens import TiktokenCounter
+from projections.ledger import Ledger
+from projections.session.events import MessageAppended
+from tests.benchmarks.bench_context import conversation
+from tests.conftest import ROOT
+
+BUDGET = Budget(context_limit=128_000, max_output_tokens=4_000)
+TENANT = "bench"
+
+
+def resident_mb() -> float:
+    """This process's resident set in MB (Linux ``/proc``)."""
+    for line in Path("/proc/self/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1]) / 1024
+    raise RuntimeError("no VmRSS in /proc/self/status (Linux only)")
+
+
+async def build(path: Path, sessions: int, messages: int) -> float:
+    """``sessions`` sessions of ``messages`` messages; returns the seconds it took."""
+    counter = TiktokenCounter()
+    events = [
+        MessageAppended(
+            message=m, tokens=counter.count_message(m), encoding=counter.encoding_name, flags=[]
+        )
+        for m in conversation(messages)
+    ]
+    began = time.perf_counter()
+    async with EventStore.open(path) as store:
+        ledger = Ledger(store, counter=counter, cached_sessions=1)
+        for index in range(sessions):
+            session = ledger.session(TENANT, f"s{index}")
+            for start in range(0, messages, 1000):
+                await session.append_events(events[start : start + 1000])
+    return time.perf_counter() - began
+
+
+async def measure(path: Path, sessions: int, cached: int) -> dict[str, float]:
+    """Render every session once with an LRU bound of ``cached``: the resident set grown."""
+    async with EventStore.open(path) as store:
+        ledger = Ledger(store, counter=TiktokenCounter(), cached_sessions=cached)
+        await ledger.session(TENANT, "s0").render(BUDGET)  # imports and the tokenizer loaded
+        before = resident_mb()
+        began = time.perf_counter()
+        for index in range(sessions):
+            await ledger.session(TENANT, f"s{index}").render(BUDGET)
+        seconds = time.perf_counter() - began
+        return {"before": before, "after": resident_mb(), "seconds": seconds}
+
+
+def child(path: Path, sessions: int, cached: int) -> dict[str, float]:
+    command = [sys.executable, "-m", "tests.benchmarks.bench_memory", "--measure", str(path)]
+    command += ["--sessions", str(sessions), "--cached", str(cached)]
+    done = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, check=True)
+    figures: dict[str, float] = json.loads(done.stdout)
+    return figures
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true", help="10 sessions of 1,000 messages")
+    parser.add_argument("--measure", type=Path, help=argparse.SUPPRESS)
+    parser.add_argument("--sessions", type=int, default=100)
+    parser.add_argument("--messages", type=int, default=10_000)
+    parser.add_argument("--cached", type=int, default=256, help=argparse.SUPPRESS)
+    arguments = parser.parse_args()
+    if arguments.measure is not None:
+        figures = asyncio.run(measure(arguments.measure, arguments.sessions, arguments.cached))
+        print(json.dumps(figures))
+        return
+    sessions, messages = (10, 1000) if arguments.quick else (arguments.sessions, arguments.messages)
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(folder) / "memory.db"
+        seconds = asyncio.run(build(path, sessions, messages))
+        size = path.stat().st_size / 2**20
+        built = f"{sessions} sessions of {messages:,} messages"
+        print(f"built {built} in {seconds:.0f} s ({size:,.0f} MB)")
+        print("| LRU bound (cached_sessions) | sessions held | RSS before MB | RSS after MB "
+              "| grown MB | per held session MB | per message KB | fold s |")  # fmt: skip
+        print("|---:|---:|---:|---:|---:|---:|---:|---:|")
+        for cached in (256, max(1, sessions // 10)):
+            figures = child(path, sessions, cached)
+            held = min(cached, sessions)
+            grown = figures["after"] - figures["before"]
+            print(
+                f"| {cached} | {held} | {figures['before']:.0f} | {figures['after']:.0f} "
+                f"| {grown:.0f} | {grown / held:.1f} | {grown * 1024 / (held * messages):.2f} "
+                f"| {figures['seconds']:.1f} |"
+            )
+
+
+if __name__ == "__main__":
+    main()
