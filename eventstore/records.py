@@ -166,7 +166,8 @@ def match_retry(
     """Decide whether appending ``pending`` repeats an append that is already recorded.
 
     Args:
-        existing: the recorded events whose ids occur in ``pending`` (any tenant).
+        existing: the tenant's recorded events whose ids occur in ``pending`` (an event id is
+            unique within its tenant; another tenant's ids are its own).
 
     Returns:
         ``None`` if no pending id is recorded (a new append), else the original records in
@@ -174,7 +175,7 @@ def match_retry(
 
     Raises:
         IdempotencyConflict: some ids are recorded and others are not, or an id is recorded with
-            different content, in another stream or tenant, or in another order.
+            different content, in another stream, or in another order.
     """
     if not existing:
         return None
@@ -203,8 +204,6 @@ def match_retry(
 def _difference(
     tenant_id: str, stream_id: str, event: PendingEvent, original: StoredEvent
 ) -> str | None:
-    if original.tenant_id != tenant_id:
-        return "the id belongs to another tenant"
     if original.stream_id != stream_id:
         return f"recorded in stream {original.stream_id!r}, not {stream_id!r}"
     if original.type != event.type:

@@ -33,6 +33,7 @@ class _Tenant:
         self.log: list[StoredEvent] = []  # index i holds position i + 1
         self.streams: dict[str, list[int]] = {}  # stream id -> indexes into log, by version
         self.heads: dict[str, StreamHead] = {}
+        self.by_id: dict[str, int] = {}  # event id -> index into log (unique per tenant)
 
 
 class MemoryRecorder(MemoryReadModels):
@@ -41,7 +42,6 @@ class MemoryRecorder(MemoryReadModels):
     def __init__(self) -> None:
         super().__init__()
         self._tenants: dict[str, _Tenant] = {}
-        self._by_id: dict[str, tuple[str, int]] = {}  # event id -> (tenant, log index)
         self._lock = asyncio.Lock()
         self._snapshots: dict[tuple[str, str, str], SnapshotRecord] = {}
         self._merkle: dict[tuple[str, str, int], dict[int, bytes]] = {}
@@ -62,10 +62,11 @@ class MemoryRecorder(MemoryReadModels):
         pending: Sequence[PendingEvent],
     ) -> AppendOutcome:
         async with self._lock:
+            known = self._tenants.get(tenant_id, _Tenant())
             existing = {
-                event.event_id: self._get(event.event_id)
+                event.event_id: known.log[known.by_id[event.event_id]]
                 for event in pending
-                if event.event_id in self._by_id
+                if event.event_id in known.by_id
             }
             retry = match_retry(tenant_id, stream_id, pending, existing)
             if retry is not None:
@@ -81,17 +82,13 @@ class MemoryRecorder(MemoryReadModels):
     def _write(self, tenant: _Tenant, stored: Sequence[StoredEvent]) -> None:
         for event in stored:
             indexes = tenant.streams.setdefault(event.stream_id, [])
-            self._by_id[event.event_id] = (event.tenant_id, len(tenant.log))
+            tenant.by_id[event.event_id] = len(tenant.log)
             indexes.append(len(tenant.log))
             tenant.log.append(event)
         last = stored[-1]
         tenant.heads[last.stream_id] = StreamHead(
             last.tenant_id, last.stream_id, last.version, last.hash
         )
-
-    def _get(self, event_id: str) -> StoredEvent:
-        tenant_id, index = self._by_id[event_id]
-        return self._tenants[tenant_id].log[index]
 
     async def read_stream(
         self, tenant_id: str, stream_id: str, from_version: int, to_version: int | None
@@ -115,12 +112,10 @@ class MemoryRecorder(MemoryReadModels):
         return tenant.log[max(after_position, 0) : max(end, 0)]
 
     async def read_events(self, tenant_id: str, event_ids: Sequence[str]) -> list[StoredEvent]:
-        found = []
-        for event_id in dict.fromkeys(event_ids):
-            location = self._by_id.get(event_id)
-            if location is not None and location[0] == tenant_id:
-                found.append(self._get(event_id))
-        return found
+        tenant = self._tenants.get(tenant_id)
+        if tenant is None:
+            return []
+        return [tenant.log[tenant.by_id[i]] for i in dict.fromkeys(event_ids) if i in tenant.by_id]
 
     async def read_hashes(self, tenant_id: str, first: int, last: int) -> list[bytes]:
         tenant = self._tenants.get(tenant_id)
@@ -213,12 +208,12 @@ class _MemoryErasure:
 
     async def mark_erased(self, event_ids: Sequence[str], erased_by: int) -> None:
         for event_id in event_ids:
-            _, index = self.recorder._by_id[event_id]
+            index = self.tenant.by_id[event_id]
             self.tenant.log[index] = self.tenant.log[index]._replace(erased_by=erased_by)
 
     async def delete_payloads(self, event_ids: Sequence[str]) -> None:
         for event_id in event_ids:
-            _, index = self.recorder._by_id[event_id]
+            index = self.tenant.by_id[event_id]
             self.tenant.log[index] = self.tenant.log[index]._replace(payload=None, salt=None)
 
     async def drop_derived(self, streams: Sequence[str], event_ids: Sequence[str]) -> None:

@@ -1,8 +1,10 @@
 """The relational schema shared by the SQL backends, and the append-only triggers.
 
 ``tenant_id`` leads every key and index, so a tenant's rows are contiguous and the tables can be
-distributed by tenant. Event ids are stored as 16 raw bytes and hashes as 32 raw bytes; the text
-forms that the hash spec uses are derived from them losslessly.
+distributed by tenant (docs/operations-postgres.md, "Scaling out"); an event id is unique
+within its tenant, so no tenant can learn another's ids. Event ids are stored as 16 raw bytes
+and hashes as 32 raw bytes; the text forms that the hash spec uses are derived from them
+losslessly.
 
 Tables:
     events        one row per event: the hashed envelope (never updated, never deleted)
@@ -54,8 +56,11 @@ __all__ = [
 #: Version of this relational schema, recorded in ``ledger_meta``. Every step is additive and
 #: idempotent (``IF NOT EXISTS``), so an upgrade re-runs the DDL and records the new version:
 #: 1 the log; 2 adds ``snapshots``; 3 adds ``merkle_nodes``; 4 adds ``read_models`` and
-#: ``documents`` (with each backend's full-text index).
-SCHEMA_VERSION = 4
+#: ``documents`` (with each backend's full-text index); 5 scopes event ids to their tenant:
+#: ``(tenant_id, event_id)`` keys ``events``, ``payloads`` and ``erasures``, so every key leads
+#: with ``tenant_id`` (PostgreSQL re-keys in place; a SQLite file keeps its older, global
+#: event-id keys, which are stricter and never distributed).
+SCHEMA_VERSION = 5
 
 metadata = MetaData()
 
@@ -79,7 +84,7 @@ events = Table(
     Column("hash", LargeBinary, nullable=False),
     PrimaryKeyConstraint("tenant_id", "position", name="events_pk"),
     UniqueConstraint("tenant_id", "stream_id", "version", name="events_stream_version_uq"),
-    UniqueConstraint("event_id", name="events_event_id_uq"),
+    UniqueConstraint("tenant_id", "event_id", name="events_event_id_uq"),
     sqlite_with_rowid=False,
 )
 
@@ -88,18 +93,20 @@ events = Table(
 payloads = Table(
     "payloads",
     metadata,
-    Column("event_id", LargeBinary, primary_key=True),
+    Column("event_id", LargeBinary, nullable=False),
     Column("tenant_id", Text, nullable=False),
     Column("salt", LargeBinary, nullable=False),
     Column("payload", LargeBinary, nullable=False),
+    PrimaryKeyConstraint("tenant_id", "event_id", name="payloads_pk"),
 )
 
 erasures = Table(
     "erasures",
     metadata,
-    Column("event_id", LargeBinary, primary_key=True),
+    Column("event_id", LargeBinary, nullable=False),
     Column("tenant_id", Text, nullable=False),
     Column("erased_by", BIG, nullable=False),
+    PrimaryKeyConstraint("tenant_id", "event_id", name="erasures_pk"),
     sqlite_with_rowid=False,
 )
 

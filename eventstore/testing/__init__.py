@@ -16,11 +16,18 @@ models. Needs pytest and pytest-asyncio (``asyncio_mode = "auto"``).
 
 from __future__ import annotations
 
+from eventstore.testing.idempotency import IdempotencyContract
 from eventstore.testing.log import LogContract, message
 from eventstore.testing.read_models import ReadModelContract
 
-__all__ = ["EventStoreContract", "LogContract", "ReadModelContract", "message"]
+__all__ = [
+    "EventStoreContract",
+    "IdempotencyContract",
+    "LogContract",
+    "ReadModelContract",
+    "message",
+]
 
 
-class EventStoreContract(LogContract, ReadModelContract):
-    """The whole contract (the log's and the read models')."""
+class EventStoreContract(LogContract, IdempotencyContract, ReadModelContract):
+    """The whole contract (the log's, idempotency's and the read models')."""

@@ -23,7 +23,7 @@ from eventstore.hashing import genesis_hash
 from eventstore.records import SnapshotRecord
 from eventstore.store import EventStore
 
-__all__ = ["LogContract", "content", "message"]
+__all__ = ["LogContract", "StoreFixture", "content", "message"]
 
 
 def message(text: str, **extra: object) -> NewEvent:
@@ -36,13 +36,17 @@ def content(event: RecordedEvent) -> object:
     return event.data["content"]
 
 
-class LogContract:
-    """The log's contract; subclasses provide the ``store_url`` fixture (a fresh database)."""
+class StoreFixture:
+    """A fresh store per test, opened on the ``store_url`` fixture the subclass provides."""
 
     @pytest.fixture
     async def store(self, store_url: str) -> AsyncIterator[EventStore]:
         async with EventStore.open(store_url) as opened:
             yield opened
+
+
+class LogContract(StoreFixture):
+    """The log's contract; subclasses provide the ``store_url`` fixture (a fresh database)."""
 
     async def test_append_returns_chained_records(self, store: EventStore) -> None:
         recorded = await store.append(
@@ -106,39 +110,6 @@ class LogContract:
         losers = [r for r in results if isinstance(r, ConcurrencyError)]
         assert (len(winners), len(losers)) == (1, 4)
         assert (await store.stream_head("acme", "s")).version == 2
-
-    async def test_idempotent_retry_returns_original_and_writes_nothing(
-        self, store: EventStore
-    ) -> None:
-        batch = [message("a").model_copy(update={"event_id": uuid.uuid4()}) for _ in range(3)]
-        first = await store.append("acme", "s", batch, expected_version=0)
-        again = await store.append("acme", "s", batch, expected_version=0)
-        assert again == first
-        assert await store.tenant_position("acme") == 3
-        without_check = await store.append("acme", "s", batch)
-        assert without_check == first
-
-    async def test_same_id_different_content_conflicts(self, store: EventStore) -> None:
-        event_id = uuid.uuid4()
-        await store.append("acme", "s", [NewEvent(type="T", data={"n": 1}, event_id=event_id)])
-        cases = [
-            ("acme", "s", NewEvent(type="T", data={"n": 2}, event_id=event_id), "different data"),
-            ("acme", "s", NewEvent(type="U", data={"n": 1}, event_id=event_id), "type"),
-            ("acme", "other", NewEvent(type="T", data={"n": 1}, event_id=event_id), "stream"),
-            ("evil", "s", NewEvent(type="T", data={"n": 1}, event_id=event_id), "another tenant"),
-        ]
-        for tenant, stream, event, reason in cases:
-            with pytest.raises(IdempotencyConflict, match=reason):
-                await store.append(tenant, stream, [event])
-        assert await store.tenant_position("acme") == 1
-        assert await store.tenant_position("evil") == 0
-
-    async def test_partial_retry_conflicts_and_writes_nothing(self, store: EventStore) -> None:
-        known = NewEvent(type="T", data={}, event_id=uuid.uuid4())
-        await store.append("acme", "s", [known])
-        with pytest.raises(IdempotencyConflict, match="recorded whole or not at all"):
-            await store.append("acme", "s", [known, NewEvent(type="T", data={"new": True})])
-        assert await store.tenant_position("acme") == 1
 
     async def test_batch_is_atomic_when_one_event_is_invalid(self, store: EventStore) -> None:
         with pytest.raises(EventValidationError):

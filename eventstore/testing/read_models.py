@@ -3,14 +3,13 @@ full-text pre-filter, corpus figures, isolation, rebuilds, erasure of derived ro
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
-
 import pytest
 
 from eventstore.errors import UnsupportedDatabaseError
 from eventstore.events import NewEvent
 from eventstore.recorder import Document
 from eventstore.store import EventStore
+from eventstore.testing.log import StoreFixture
 
 __all__ = ["ReadModelContract", "document"]
 
@@ -21,13 +20,8 @@ def document(key: str, terms: str, *, scope: str = "session/1", position: int = 
     return Document(key, scope, event_id, position, terms, b'{"k": "' + key.encode() + b'"}')
 
 
-class ReadModelContract:
+class ReadModelContract(StoreFixture):
     """The read models' contract; subclasses provide the ``store_url`` fixture."""
-
-    @pytest.fixture
-    async def store(self, store_url: str) -> AsyncIterator[EventStore]:
-        async with EventStore.open(store_url) as opened:
-            yield opened
 
     async def test_rows_and_checkpoint_commit_together(self, store: EventStore) -> None:
         models = store.read_models

@@ -118,3 +118,16 @@ def test_memory_benchmark_prints_every_figure() -> None:
     output = quick_run("tests.benchmarks.bench_memory")
     for fragment in ("built 10 sessions of 1,000 messages", "| 256 | 10 |", "| 1 | 1 |"):
         assert fragment in output
+
+
+def test_growth_benchmark_prints_every_ratio() -> None:
+    output = quick_run("tests.benchmarks.bench_growth")
+    for fragment in (
+        "append p50:",
+        "warm render p50:",
+        "time travel p50:",
+        "verify ÷ raw",
+        "file bytes per event",
+    ):
+        assert fragment in output
+    assert output.count("(target ≤") == 5

@@ -20,6 +20,33 @@ def compile_sql(statement: ClauseElement) -> str:
     return str(statement.compile(dialect=DIALECT))
 
 
+# Schema 5: event ids are unique within their tenant. A database made before keyed them alone;
+# re-key it in place (each ALTER rebuilds one index, once: the check finds the new key after).
+_REKEY_BY_TENANT = """DO $$
+DECLARE
+    rekey record;
+BEGIN
+    FOR rekey IN
+        SELECT t.relname AS tbl, c.conname AS old, c.contype AS kind
+        FROM pg_constraint c JOIN pg_class t ON t.oid = c.conrelid
+        WHERE t.relnamespace = current_schema()::regnamespace
+          AND t.relname IN ('events', 'payloads', 'erasures')
+          AND c.contype IN ('p', 'u') AND cardinality(c.conkey) = 1
+          AND (SELECT attname FROM pg_attribute
+               WHERE attrelid = t.oid AND attnum = c.conkey[1]) = 'event_id'
+    LOOP
+        IF rekey.kind = 'u' THEN
+            EXECUTE format('ALTER TABLE %I DROP CONSTRAINT %I, ADD CONSTRAINT %I '
+                           'UNIQUE (tenant_id, event_id)', rekey.tbl, rekey.old, rekey.old);
+        ELSE
+            EXECUTE format('ALTER TABLE %I DROP CONSTRAINT %I, ADD CONSTRAINT %I '
+                           'PRIMARY KEY (tenant_id, event_id)', rekey.tbl, rekey.old,
+                           rekey.tbl || '_pk');
+        END IF;
+    END LOOP;
+END $$"""
+
+
 def _pg_refuse(name: str, table: str, when: str, message: str) -> str:
     return (
         f"DROP TRIGGER IF EXISTS {name} ON {table};\n"
@@ -60,13 +87,15 @@ POSTGRES_DDL: tuple[str, ...] = (
         SELECT version, hash INTO stream_version, stream_hash FROM stream_heads
             WHERE tenant_id = p_tenant AND stream_id = p_stream;
     END $$""",
+    _REKEY_BY_TENANT,
     """CREATE OR REPLACE FUNCTION ctxledger_refuse() RETURNS trigger LANGUAGE plpgsql AS $$
     BEGIN
         RAISE EXCEPTION 'ctxledger: %', TG_ARGV[0] USING ERRCODE = 'restrict_violation';
     END $$""",
     """CREATE OR REPLACE FUNCTION ctxledger_payload_delete() RETURNS trigger LANGUAGE plpgsql AS $$
     BEGIN
-        IF NOT EXISTS (SELECT 1 FROM erasures WHERE erasures.event_id = OLD.event_id) THEN
+        IF NOT EXISTS (SELECT 1 FROM erasures
+                WHERE erasures.tenant_id = OLD.tenant_id AND erasures.event_id = OLD.event_id) THEN
             RAISE EXCEPTION 'ctxledger: a payload may be deleted only by a recorded erasure'
                 USING ERRCODE = 'restrict_violation';
         END IF;

@@ -37,7 +37,7 @@ class PostgresErasure:
         )
 
     async def find(self, event_ids: Sequence[str]) -> Mapping[str, StoredEvent]:
-        found = await events_by_id(self.db, event_ids)
+        found = await events_by_id(self.db, self.tenant_id, event_ids)
         return {i: e for i, e in found.items() if e.tenant_id == self.tenant_id}
 
     async def write(self, erasure: StoredEvent) -> None:

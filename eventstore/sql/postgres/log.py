@@ -17,6 +17,8 @@ if TYPE_CHECKING:
 
 __all__ = ["DuplicateEventId", "events_by_id", "lock", "write"]
 
+_ID_CONSTRAINTS = ("events_event_id_uq", "payloads_pk", "payloads_pkey")
+
 
 class DuplicateEventId(Exception):
     """The write hit an event id that is recorded already (a retry, or a conflict)."""
@@ -44,9 +46,11 @@ async def lock(
     return position, StreamHead(tenant_id, stream_id, version, digest)
 
 
-async def events_by_id(db: asyncpg.Connection, event_ids: Sequence[str]) -> dict[str, StoredEvent]:
-    """The events with these ids, of any tenant (callers filter by tenant)."""
-    rows = await db.fetch(statements().events_by_id, [id_bytes(i) for i in event_ids])
+async def events_by_id(
+    db: asyncpg.Connection, tenant_id: str, event_ids: Sequence[str]
+) -> dict[str, StoredEvent]:
+    """The tenant's events with these ids (an id is unique within its tenant)."""
+    rows = await db.fetch(statements().events_by_id, tenant_id, [id_bytes(i) for i in event_ids])
     return {event.event_id: event for event in map(stored_event, rows)}
 
 
@@ -75,6 +79,7 @@ async def write(db: asyncpg.Connection, stored: Sequence[StoredEvent]) -> None:
             last.position,
         )
     except Exception as error:
-        if getattr(error, "constraint_name", None) in ("events_event_id_uq", "payloads_pkey"):
+        # payloads_pkey: the name before schema 5 keyed payloads by tenant.
+        if getattr(error, "constraint_name", None) in _ID_CONSTRAINTS:
             raise DuplicateEventId(first.event_id) from error
         raise

@@ -160,7 +160,7 @@ class PostgresRecorder:
                 position, head = await lock(db, tenant_id, stream_id, self._lock_timeout(), rls)
                 if expected_version is not None and expected_version != head.version:
                     # A retry of an append that did commit, or a real conflict.
-                    existing = await events_by_id(db, ids)
+                    existing = await events_by_id(db, tenant_id, ids)
                     retry = match_retry(tenant_id, stream_id, pending, existing)
                     if retry is not None:
                         return AppendOutcome(retry, written=False)
@@ -173,9 +173,11 @@ class PostgresRecorder:
         except DuplicateEventId as duplicate:
             # Some ids are recorded already: the originals of a retry, or a conflict.
             async with self._transaction(tenant_id) as db:
-                existing = await events_by_id(db, ids)
+                existing = await events_by_id(db, tenant_id, ids)
             retry = match_retry(tenant_id, stream_id, pending, existing)
             if retry is None:
+                # Only a database keyed before schema 5 (event ids unique across tenants, a
+                # re-key pending) gets here: the id is another tenant's.
                 raise IdempotencyConflict(
                     duplicate.event_id, "the id is recorded but not visible to this tenant"
                 ) from duplicate
@@ -206,7 +208,7 @@ class PostgresRecorder:
 
     async def read_events(self, tenant_id: str, event_ids: Sequence[str]) -> list[StoredEvent]:
         async with self._reader(tenant_id) as db:
-            found = await events_by_id(db, list(event_ids))
+            found = await events_by_id(db, tenant_id, list(event_ids))
         return [event for event in found.values() if event.tenant_id == tenant_id]
 
     async def read_hashes(self, tenant_id: str, first: int, last: int) -> list[bytes]:

@@ -23,7 +23,10 @@ class Statements:
 
     def __init__(self) -> None:
         e, h, t = events.c, stream_heads.c, tenant_heads.c
-        self.events_by_id = _sql(SELECT_EVENTS) + " WHERE events.event_id = ANY($1::bytea[])"
+        self.events_by_id = (
+            _sql(SELECT_EVENTS)
+            + " WHERE events.tenant_id = $1 AND events.event_id = ANY($2::bytea[])"
+        )
         tenant: BindParameter[str] = bindparam("tenant")
         stream: BindParameter[str] = bindparam("stream")
         self.stream = _sql(

@@ -38,7 +38,8 @@ TRIGGERS: tuple[str, ...] = (
         "DELETE",
         "payloads",
         "a payload may be deleted only by a recorded erasure",
-        "NOT EXISTS (SELECT 1 FROM erasures WHERE erasures.event_id = OLD.event_id)",
+        "NOT EXISTS (SELECT 1 FROM erasures WHERE erasures.tenant_id = OLD.tenant_id "
+        "AND erasures.event_id = OLD.event_id)",
     ),
     _refuse("erasures_no_update", "UPDATE", "erasures", "erasures are append-only"),
     _refuse("erasures_no_delete", "DELETE", "erasures", "erasures are append-only"),

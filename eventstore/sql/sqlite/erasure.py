@@ -36,7 +36,9 @@ class SqliteErasure:
         return position, head
 
     async def find(self, event_ids: Sequence[str]) -> Mapping[str, StoredEvent]:
-        found = await self.recorder._run(self.writer, worker.events_by_id, list(event_ids))
+        found = await self.recorder._run(
+            self.writer, worker.events_by_id, self.tenant_id, list(event_ids)
+        )
         return {i: e for i, e in found.items() if e.tenant_id == self.tenant_id}
 
     async def write(self, erasure: StoredEvent) -> None:
@@ -47,7 +49,7 @@ class SqliteErasure:
         await self.recorder._run(self.writer, worker.executemany, statements().insert_erasure, rows)
 
     async def delete_payloads(self, event_ids: Sequence[str]) -> None:
-        rows = [(id_bytes(i),) for i in event_ids]
+        rows = [(self.tenant_id, id_bytes(i)) for i in event_ids]
         await self.recorder._run(self.writer, worker.executemany, statements().delete_payload, rows)
 
     async def drop_derived(self, streams: Sequence[str], event_ids: Sequence[str]) -> None:

@@ -230,7 +230,7 @@ class SqliteRecorder:
         return await self._read(worker.fetch, sql.log_upto, arguments)
 
     async def read_events(self, tenant_id: str, event_ids: Sequence[str]) -> list[StoredEvent]:
-        found = await self._read(worker.events_by_id, list(event_ids))
+        found = await self._read(worker.events_by_id, tenant_id, list(event_ids))
         return [event for event in found.values() if event.tenant_id == tenant_id]
 
     async def read_hashes(self, tenant_id: str, first: int, last: int) -> list[bytes]:

@@ -30,8 +30,10 @@ class Statements:
         self.insert_event = _sql(events.insert())
         self.insert_payload = _sql(payloads.insert())
         self.insert_erasure = _sql(erasures.insert())
-        self.delete_payload = _sql(payloads.delete().where(payloads.c.event_id == "?"))
-        self.events_by_id = _sql(SELECT_EVENTS) + " WHERE events.event_id IN ({marks})"
+        self.delete_payload = "DELETE FROM payloads WHERE tenant_id = ? AND event_id = ?"
+        self.events_by_id = (
+            _sql(SELECT_EVENTS) + " WHERE events.tenant_id = ? AND events.event_id IN ({marks})"
+        )
         where_stream = (e.tenant_id == "?", e.stream_id == "?", e.version >= "?")
         self.stream = _sql(SELECT_EVENTS.where(*where_stream).order_by(e.version))
         self.stream_upto = _sql(

@@ -6,7 +6,7 @@ import sqlite3
 from collections.abc import Callable, Sequence
 from typing import Any, TypeVar
 
-from eventstore.errors import ConcurrencyError, StorageError
+from eventstore.errors import ConcurrencyError, IdempotencyConflict, StorageError
 from eventstore.ids import id_bytes
 from eventstore.recorder import AppendOutcome, LogState
 from eventstore.records import (
@@ -134,15 +134,17 @@ def executemany(db: sqlite3.Connection, sql: str, rows: Sequence[tuple[Any, ...]
     db.executemany(sql, rows)
 
 
-def events_by_id(db: sqlite3.Connection, event_ids: Sequence[str]) -> dict[str, StoredEvent]:
-    """The events with these ids, of any tenant (callers filter by tenant)."""
+def events_by_id(
+    db: sqlite3.Connection, tenant_id: str, event_ids: Sequence[str]
+) -> dict[str, StoredEvent]:
+    """The tenant's events with these ids (an id is unique within its tenant)."""
     sql = statements()
     found: dict[str, StoredEvent] = {}
     unique = list(dict.fromkeys(event_ids))
     for start in range(0, len(unique), _ID_CHUNK):
         chunk = [id_bytes(event_id) for event_id in unique[start : start + _ID_CHUNK]]
         statement = sql.events_by_id.format(marks=",".join("?" * len(chunk)))
-        for row in db.execute(statement, chunk):
+        for row in db.execute(statement, [tenant_id, *chunk]):
             event = stored_event(row)
             found[event.event_id] = event
     return found
@@ -200,7 +202,7 @@ def append(
     pending: Sequence[PendingEvent],
 ) -> AppendOutcome:
     """An append inside the caller's ``BEGIN IMMEDIATE`` (which holds the write lock)."""
-    existing = events_by_id(db, [event.event_id for event in pending])
+    existing = events_by_id(db, tenant_id, [event.event_id for event in pending])
     retry = match_retry(tenant_id, stream_id, pending, existing)
     if retry is not None:
         return AppendOutcome(retry, written=False)
@@ -219,8 +221,14 @@ def write_events(db: sqlite3.Connection, stored: Sequence[StoredEvent]) -> None:
     try:
         db.executemany(sql.insert_event, [event_row(event) for event in stored])
     except sqlite3.IntegrityError as error:
-        # Only reachable if the heads disagree with the events table (a damaged database):
-        # BEGIN IMMEDIATE holds the write lock, so no other writer can have moved the stream.
+        if "events.event_id" in str(error):
+            # A file made before schema 5 keys event ids across tenants: the id is another
+            # tenant's (this tenant's own ids were looked up before the write).
+            raise IdempotencyConflict(
+                first.event_id, "the id is recorded but not visible to this tenant"
+            ) from error
+        # Otherwise only reachable if the heads disagree with the events table (a damaged
+        # database): BEGIN IMMEDIATE holds the write lock, so no other writer moved the stream.
         actual = db.execute(sql.last_version, (first.tenant_id, first.stream_id)).fetchone()[0]
         raise ConcurrencyError(
             first.tenant_id, first.stream_id, first.version - 1, int(actual or 0)
