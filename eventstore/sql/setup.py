@@ -22,11 +22,16 @@ from eventstore.sql.schema import SCHEMA_VERSION
 
 __all__ = [
     "HASH_SPEC",
+    "READABLE_SINCE",
     "SchemaSteps",
     "refuse_missing_schema",
     "refuse_old_schema",
     "set_up_schema",
 ]
+
+#: The oldest schema a read-only open reads without upgrading it: schema 5 only re-keyed event
+#: ids by tenant, and every read filters by tenant under either key.
+READABLE_SINCE = 4
 
 #: The hash spec version recorded in ``ledger_meta`` (docs/hash-spec.md).
 HASH_SPEC = "1"
@@ -95,14 +100,15 @@ async def refuse_missing_schema(steps: SchemaSteps) -> None:
 
 
 async def refuse_old_schema(steps: SchemaSteps) -> None:
-    """For a read-only open: the schema must be current, since upgrading it would write."""
+    """For a read-only open: the schema must be readable as it is (``READABLE_SINCE`` or
+    newer, up to the current one), since upgrading it would write."""
     found = await steps.schema_version()
     _refuse_newer(steps, found)
-    if found != SCHEMA_VERSION:
+    if found is None or found < READABLE_SINCE:
         raise StorageError(
-            f"{steps.where} has ctxledger schema {found}, this release needs {SCHEMA_VERSION}; "
-            f"opened read-only it cannot be upgraded: open it once with a writing command "
-            f"(or on a writable copy)"
+            f"{steps.where} has ctxledger schema {found}, this release reads schema "
+            f"{READABLE_SINCE} to {SCHEMA_VERSION}; opened read-only it cannot be upgraded: open "
+            f"it once with a writing command (or on a writable copy)"
         )
 
 

@@ -19,6 +19,7 @@ from projections.cli.common import (
     EXIT_FAILED_VERIFICATION,
     cannot_write,
     cli,
+    json_option,
     open_store,
     print_json,
     run,
@@ -42,7 +43,7 @@ _KEY_NAME_ENV = "CTXLEDGER_KEY_NAME"
     required=True,
     help="Where to write the private key (PEM); the verifier key goes to OUTPUT.pub.",
 )
-@click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")
+@json_option("Print the result as JSON.")
 def keygen_command(name: str, output: Path, as_json: bool) -> None:
     """Create an Ed25519 signing key for checkpoints and print its verifier key."""
     try:
@@ -86,7 +87,7 @@ def keygen_command(name: str, output: Path, as_json: bool) -> None:
     help=f"The signing key's name (or set {_KEY_NAME_ENV}).",
 )
 @click.option("--origin", help="The log's origin line (default: ctxledger/<tenant>).")
-@click.option("--json", "as_json", is_flag=True)
+@json_option()
 @click.pass_context
 def checkpoint_command(
     context: click.Context,
@@ -132,7 +133,7 @@ def checkpoint_command(
     type=click.Path(dir_okay=False, exists=True, path_type=Path),
     help="A checkpoint the auditor holds: the bundle carries the proof that the log extends it.",
 )
-@click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")
+@json_option("Print the result as JSON.")
 @click.pass_context
 def export_command(
     context: click.Context,
@@ -211,7 +212,7 @@ async def _uncovered(store: EventStore, tenant: str, tree_size: int) -> int:
     help="A checkpoint published earlier: the bundle's log must extend it (catches truncation "
     "and old restores). Repeatable.",
 )
-@click.option("--json", "as_json", is_flag=True, help="The report as JSON.")
+@json_option("The report as JSON.")
 def verify_bundle_command(
     bundle: Path, keys: tuple[str, ...], trusted_files: tuple[Path, ...], as_json: bool
 ) -> None:

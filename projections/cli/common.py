@@ -24,8 +24,10 @@ __all__ = [
     "EXIT_FAILED_VERIFICATION",
     "cannot_write",
     "cli",
+    "json_option",
     "known_stream",
     "open_store",
+    "output_format",
     "print_json",
     "run",
     "stderr",
@@ -34,6 +36,7 @@ __all__ = [
 ]
 
 T = TypeVar("T")
+F = TypeVar("F", bound=Callable[..., Any])
 DEFAULT_DB = "ctxledger.db"
 EXIT_FAILED_VERIFICATION = 1
 EXIT_ERROR = 2
@@ -70,8 +73,38 @@ def cannot_write(path: object, error: OSError) -> NoReturn:
     raise SystemExit(EXIT_ERROR) from None
 
 
+#: The root ``--output`` choices: tables for people, one JSON document, or JSON Lines.
+OUTPUTS = ("table", "json", "jsonl")
+_OUTPUT_KEY = "ctxledger.output"
+
+
+def output_format() -> str:
+    """The ``--output`` given to ``ctxledger`` (or ``CTXLEDGER_OUTPUT``): table by default."""
+    context = click.get_current_context(silent=True)
+    if context is None:
+        return "table"
+    return str(context.find_root().meta.get(_OUTPUT_KEY, "table"))
+
+
+def json_option(help: str = "Print the result as JSON.") -> Callable[[F], F]:
+    """A command's ``--json`` flag; it is on by default under ``ctxledger --output json`` or
+    ``--output jsonl``."""
+    return click.option(
+        "--json",
+        "as_json",
+        is_flag=True,
+        default=lambda: output_format() != "table",
+        help=f"{help} (default with --output json or jsonl)",
+    )
+
+
 def print_json(value: Any) -> None:
-    """Write one JSON document to stdout (plain, never styled)."""
+    """Write JSON to stdout (plain, never styled): one document, or under ``--output jsonl``
+    a list as one line per item."""
+    if isinstance(value, list) and output_format() == "jsonl":
+        for item in value:
+            click.echo(json.dumps(item, ensure_ascii=False, sort_keys=True))
+        return
     click.echo(json.dumps(value, ensure_ascii=False, sort_keys=True))
 
 
@@ -133,11 +166,21 @@ def _short_help(text: str, limit: int) -> str:
     envvar="CTXLEDGER_WIDTH",
     help="Width of tables and text (default: the terminal's; 120 when output is piped).",
 )
+@click.option(
+    "--output",
+    type=click.Choice(OUTPUTS),
+    envvar="CTXLEDGER_OUTPUT",
+    default="table",
+    show_default=True,
+    help="How commands print: tables, JSON (as --json), or JSON Lines (a list one item per "
+    "line); or set CTXLEDGER_OUTPUT.",
+)
 @click.version_option(package_name="ctxledger")
 @click.pass_context
-def cli(context: click.Context, db: str, width: int | None) -> None:
+def cli(context: click.Context, db: str, width: int | None, output: str) -> None:
     """ctxledger: an event-sourced, tamper-evident memory store for LLM agents."""
     context.obj = db
+    context.meta[_OUTPUT_KEY] = output
     if width is not None:
         stdout.width = stderr.width = width
 

@@ -7,7 +7,15 @@ from typing import Any
 import click
 from rich.table import Table
 
-from projections.cli.common import cli, open_store, print_json, run, stdout, stored_session
+from projections.cli.common import (
+    cli,
+    json_option,
+    open_store,
+    print_json,
+    run,
+    stdout,
+    stored_session,
+)
 from projections.cli.params import COUNT, POSITIVE
 from projections.cli.session_commands import context_limit_for, show_unreadable
 from projections.compactor import CompactionOutcome
@@ -58,7 +66,7 @@ __all__: list[str] = []
     show_default=True,
     help="Mask old tool results first (the ladder's cheapest step).",
 )
-@click.option("--json", "as_json", is_flag=True)
+@json_option()
 @click.pass_context
 def compact_command(
     context: click.Context,
@@ -152,7 +160,7 @@ def describe_outcome(outcome: CompactionOutcome, budget: Budget) -> list[str]:
 @cli.command("summaries")
 @click.option("--tenant", required=True)
 @click.option("--session", "session_id", required=True)
-@click.option("--json", "as_json", is_flag=True)
+@json_option()
 @click.pass_context
 def summaries_command(context: click.Context, tenant: str, session_id: str, as_json: bool) -> None:
     """The summary chain of a session: every version with its status and parent."""
@@ -193,7 +201,7 @@ def summaries_command(context: click.Context, tenant: str, session_id: str, as_j
     help="The summary version to restore (default: the active summary's parent).",
 )
 @click.option("--reason", required=True)
-@click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")
+@json_option("Print the result as JSON.")
 @click.pass_context
 def rollback_command(
     context: click.Context,

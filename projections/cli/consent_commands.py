@@ -8,7 +8,7 @@ from typing import Any
 import click
 from rich.table import Table
 
-from projections.cli.common import cli, open_store, print_json, run, stdout
+from projections.cli.common import cli, json_option, open_store, print_json, run, stdout
 from projections.cli.params import POSITIVE_FLOAT
 from projections.cli.recording import TIME, data_of, print_event, split_scopes, utc
 from projections.memory import LongTermMemory
@@ -37,7 +37,7 @@ _SCOPE_HELP = "category:NAME (or NAME) or key:PATTERN (glob); repeatable."
 @click.option("--days", type=POSITIVE_FLOAT, help="The consent ends this many days from now.")
 @click.option("--method", default="cli", show_default=True, help="How the consent was given.")
 @click.option("--evidence", multiple=True, help="Ids of the messages where the user agreed.")
-@click.option("--json", "as_json", is_flag=True)
+@json_option()
 @click.pass_context
 def consent_grant(
     context: click.Context,
@@ -90,7 +90,7 @@ def consent_grant(
     help="Why (optional: withdrawing consent is as easy as giving it, GDPR art. 7(3)).",
 )
 @click.option("--method", default="cli", show_default=True)
-@click.option("--json", "as_json", is_flag=True)
+@json_option()
 @click.pass_context
 def consent_revoke(
     context: click.Context,
@@ -126,7 +126,7 @@ def consent_revoke(
 @consent_group.command("list")
 @click.option("--tenant", required=True)
 @click.option("--user", "user_id", required=True)
-@click.option("--json", "as_json", is_flag=True)
+@json_option()
 @click.pass_context
 def consent_list(context: click.Context, tenant: str, user_id: str, as_json: bool) -> None:
     """The user's consents: scope, expiry, how given, and whether revoked."""

@@ -10,7 +10,15 @@ from typing import Any
 import click
 from rich.table import Table
 
-from projections.cli.common import cli, open_store, print_json, run, stdout, stored_session
+from projections.cli.common import (
+    cli,
+    json_option,
+    open_store,
+    print_json,
+    run,
+    stdout,
+    stored_session,
+)
 from projections.cli.params import COUNT, POSITIVE
 from projections.cli.session_commands import context_limit_for
 from projections.context.budget import Budget
@@ -43,7 +51,7 @@ __all__: list[str] = []
 @click.option("--max-output", type=COUNT, default=4_000, show_default=True)
 @click.option("--model", default="gpt-4o", show_default=True, help="Sets the default limit.")
 @click.option("--keep-groups", type=COUNT, default=6, show_default=True)
-@click.option("--json", "as_json", is_flag=True)
+@json_option()
 @click.pass_context
 def consistency_command(
     context: click.Context,

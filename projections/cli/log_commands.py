@@ -14,6 +14,7 @@ from rich.table import Table
 from eventstore import NewEvent, RecordedEvent
 from projections.cli.common import (
     cli,
+    json_option,
     open_store,
     print_json,
     run,
@@ -41,7 +42,7 @@ __all__ = ["describe_data"]
     help="Only events after this position.",
 )
 @click.option("--limit", type=POSITIVE, help="At most this many events.")
-@click.option("--json", "as_json", is_flag=True, help="One JSON object per event (JSON Lines).")
+@json_option("One JSON object per event (JSON Lines).")
 @click.pass_context
 def log_command(
     context: click.Context,
@@ -130,7 +131,7 @@ def _message_text(message: dict[str, Any]) -> str:
 )
 @click.option("--reason", required=True, help="Why, e.g. 'GDPR art. 17 request #123'.")
 @click.option("--requested-by", required=True, help="Who asked for the erasure.")
-@click.option("--json", "as_json", is_flag=True, help="Print the receipt as JSON.")
+@json_option("Print the receipt as JSON.")
 @click.pass_context
 def erase_command(
     context: click.Context,
@@ -186,7 +187,7 @@ def erase_command(
 @click.option("--actor", help="Who caused the event.")
 @click.option("--event-id", help="A UUID for idempotent retries.")
 @click.option("--expected-version", type=COUNT, help="Fail unless the stream is at this version.")
-@click.option("--json", "as_json", is_flag=True, help="Print the recorded event as JSON.")
+@json_option("Print the recorded event as JSON.")
 @click.pass_context
 def append_command(
     context: click.Context,
@@ -234,7 +235,7 @@ def append_command(
 
 @cli.command("streams")
 @click.option("--tenant", required=True)
-@click.option("--json", "as_json", is_flag=True)
+@json_option()
 @click.pass_context
 def streams_command(context: click.Context, tenant: str, as_json: bool) -> None:
     """List a tenant's streams with their head version and hash."""
@@ -256,7 +257,7 @@ def streams_command(context: click.Context, tenant: str, as_json: bool) -> None:
 
 
 @cli.command("tenants")
-@click.option("--json", "as_json", is_flag=True)
+@json_option()
 @click.pass_context
 def tenants_command(context: click.Context, as_json: bool) -> None:
     """List the tenants that have events."""
@@ -279,9 +280,7 @@ _NARRATED_DB = click.option(
     type=click.Path(dir_okay=False, path_type=Path),
     help="Write its log here instead of a fresh temporary file.",
 )
-_NARRATED_JSON = click.option(
-    "--json", "as_json", is_flag=True, help="A machine-readable transcript."
-)
+_NARRATED_JSON = json_option("A machine-readable transcript.")
 
 
 def _narrate(

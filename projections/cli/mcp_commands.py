@@ -39,7 +39,12 @@ def mcp_command(
     on loopback only (http://127.0.0.1:PORT/mcp).
     """
     try:
-        from projections.integrations.mcp_server import Binding, LedgerTools, build_server
+        from projections.integrations.mcp_server import (
+            Binding,
+            LedgerTools,
+            build_server,
+            serve_http,
+        )
     except ImportError as error:
         stderr.print(
             f"[bold red]error:[/] the MCP server needs: pip install 'ctxledger[mcp]' ({error})"
@@ -52,6 +57,6 @@ def mcp_command(
             if transport == "stdio":
                 await server.run_stdio_async()
             else:
-                await server.run_streamable_http_async(host="127.0.0.1", port=port)
+                await serve_http(server, port)
 
     asyncio.run(serve())

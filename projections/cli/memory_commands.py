@@ -14,7 +14,7 @@ import click
 from rich.table import Table
 
 from eventstore import EventStore
-from projections.cli.common import cli, open_store, print_json, run, stdout
+from projections.cli.common import cli, json_option, open_store, print_json, run, stdout
 from projections.cli.params import FRACTION, POSITIVE, POSITIVE_FLOAT
 from projections.cli.progress import task_progress
 from projections.cli.recording import print_event, utc
@@ -53,7 +53,7 @@ _AT_HELP = "As it was at a tenant position or time (ISO 8601, UTC if no offset).
 @click.option("--tenant", required=True)
 @click.option("--user", "user_id", required=True)
 @click.option("--at", "at", help=_AT_HELP)
-@click.option("--json", "as_json", is_flag=True)
+@json_option()
 @click.pass_context
 def memory_candidates(
     context: click.Context, tenant: str, user_id: str, at: str | None, as_json: bool
@@ -88,7 +88,7 @@ def memory_candidates(
 @click.option("--key", "keys", multiple=True, help="Only these keys (repeatable).")
 @click.option("--category", "categories", multiple=True, help="Only these categories.")
 @click.option("--at", "at", help=_AT_HELP)
-@click.option("--json", "as_json", is_flag=True)
+@json_option()
 @click.pass_context
 def memory_recall(
     context: click.Context,
@@ -136,7 +136,7 @@ def memory_recall(
 @click.argument("key_or_id")
 @click.option("--requested-by", required=True)
 @click.option("--reason", default="the user asked to forget it", show_default=True)
-@click.option("--json", "as_json", is_flag=True)
+@json_option()
 @click.pass_context
 def memory_forget(
     context: click.Context,
@@ -175,7 +175,7 @@ def memory_forget(
 @click.option("--confidence", type=FRACTION, required=True)
 @click.option("--session", "session_id", help="The session it was proposed in.")
 @click.option("--ttl-days", type=POSITIVE_FLOAT, help="Overrides the policy's time to live.")
-@click.option("--json", "as_json", is_flag=True)
+@json_option()
 @click.pass_context
 def memory_propose(
     context: click.Context,
@@ -218,7 +218,7 @@ def memory_propose(
     type=click.Path(dir_okay=False, path_type=Path),
     help="Record the policy in this TOML file as the tenant's policy.",
 )
-@click.option("--json", "as_json", is_flag=True)
+@json_option()
 @click.pass_context
 def memory_policy(
     context: click.Context, tenant: str, policy_file: Path | None, as_json: bool
@@ -254,7 +254,7 @@ def memory_policy(
 @click.option(
     "--interval", type=POSITIVE_FLOAT, default=1.0, show_default=True, help="Poll interval (s)."
 )
-@click.option("--json", "as_json", is_flag=True, help="One JSON report per pass and tenant.")
+@json_option("One JSON report per pass and tenant.")
 @click.pass_context
 def promote_command(
     context: click.Context,

@@ -8,7 +8,7 @@ from typing import Any
 import click
 from rich.table import Table
 
-from projections.cli.common import cli, open_store, print_json, run, stdout
+from projections.cli.common import cli, json_option, open_store, print_json, run, stdout
 from projections.context.messages import text_of
 from projections.ledger import Ledger
 from projections.recall.search import find
@@ -27,7 +27,7 @@ __all__: list[str] = []
     help="Search this session (repeat for several; default: every session of the tenant).",
 )
 @click.option("--k", "limit", type=click.IntRange(1, 500), default=10, show_default=True)
-@click.option("--json", "as_json", is_flag=True, help="One JSON object per hit.")
+@json_option("One JSON object per hit.")
 @click.pass_context
 def search_command(
     context: click.Context,

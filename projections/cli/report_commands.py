@@ -11,6 +11,7 @@ from rich.table import Table
 from projections.cli.common import (
     cannot_write,
     cli,
+    json_option,
     known_stream,
     open_store,
     print_json,
@@ -52,7 +53,7 @@ def _fmt(value: object) -> str:
 @cli.command("stats")
 @click.option("--tenant", required=True)
 @click.option("--session", "session_id", help="Only this session.")
-@click.option("--json", "as_json", is_flag=True, help="The metrics as JSON.")
+@json_option("The metrics as JSON.")
 @click.option(
     "--format",
     "fmt",
@@ -120,7 +121,7 @@ def stats_command(
     required=True,
     help="The HTML file to write.",
 )
-@click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")
+@json_option("Print the result as JSON.")
 @click.pass_context
 def report_command(
     context: click.Context,

@@ -9,7 +9,16 @@ from typing import IO, Any
 import click
 from rich.table import Table
 
-from projections.cli.common import cli, open_store, print_json, run, stderr, stdout, stored_session
+from projections.cli.common import (
+    cli,
+    json_option,
+    open_store,
+    print_json,
+    run,
+    stderr,
+    stdout,
+    stored_session,
+)
 from projections.cli.params import COUNT, POSITIVE
 from projections.cli.progress import task_progress
 from projections.context.budget import Budget
@@ -98,7 +107,7 @@ def read_payload(source: IO[str], fmt: Format) -> Any:
 @click.option("--session", "session_id", required=True)
 @click.option("--format", "fmt", type=_FORMAT, default="openai", show_default=True)
 @click.option("--model", default="gpt-4o", show_default=True, help="Chooses the tokenizer.")
-@click.option("--json", "as_json", is_flag=True)
+@json_option()
 @click.pass_context
 def ingest_command(
     context: click.Context,
@@ -150,7 +159,7 @@ def _mark_command(name: str, verb: str) -> Any:
     @click.option("--session", "session_id", required=True)
     @click.argument("message_ids", nargs=-1, required=True)
     @click.option("--reason", required=True)
-    @click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")
+    @json_option("Print the result as JSON.")
     @click.pass_context
     def command(
         context: click.Context,
@@ -207,7 +216,7 @@ _mark_command("unpin", "Unpin")
     show_default=True,
     help="The share of usable the recalled block may take.",
 )
-@click.option("--json", "as_json", is_flag=True, help='{"messages": [...], "manifest": {...}}')
+@json_option('{"messages": [...], "manifest": {...}}')
 @click.pass_context
 def context_command(
     context: click.Context,

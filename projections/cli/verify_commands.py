@@ -11,6 +11,7 @@ from eventstore.notes import Verifier
 from projections.cli.common import (
     EXIT_FAILED_VERIFICATION,
     cli,
+    json_option,
     open_store,
     print_json,
     run,
@@ -40,7 +41,7 @@ __all__: list[str] = []
     is_flag=True,
     help="After a verification that passes, rebuild the stored Merkle tree nodes.",
 )
-@click.option("--json", "as_json", is_flag=True, help="Print the report as JSON.")
+@json_option("Print the report as JSON.")
 @click.pass_context
 def verify_command(
     context: click.Context,

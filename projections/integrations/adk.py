@@ -26,7 +26,6 @@ from __future__ import annotations
 import uuid
 from typing import Any
 
-from google.adk.errors import StaleSessionError
 from google.adk.errors.already_exists_error import AlreadyExistsError
 from google.adk.errors.session_not_found_error import SessionNotFoundError
 from google.adk.events.event import Event
@@ -52,6 +51,15 @@ from projections.integrations.adk_fold import (
     StateFold,
     split,
 )
+
+try:  # recent ADK releases
+    from google.adk.errors import StaleSessionError
+except ImportError:  # older ADK raised ValueError for a stale session: keep that type
+
+    class StaleSessionError(ValueError):  # type: ignore[no-redef]
+        """The session changed in storage since this copy was loaded (older ADK releases have
+        no error of their own for this; their services raised ``ValueError``)."""
+
 
 __all__ = ["LedgerSessionService"]
 

@@ -8,11 +8,13 @@ reach another tenant's or user's data. Proposals only propose: the consent-gated
 decides, as always.
 
 Served over stdio (the default, for a local agent) or streamable HTTP on loopback. Needs the
-``mcp`` extra (``pip install 'ctxledger[mcp]'``, the MCP Python SDK 2.x).
+``mcp`` extra (``pip install 'ctxledger[mcp]'``, the MCP Python SDK 1.25 or later: 2.x's
+``MCPServer``, or 1.x's ``FastMCP`` under its older name).
 """
 
 from __future__ import annotations
 
+import importlib
 import json
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -26,7 +28,20 @@ from projections.recall.tools import call_recall_tool
 if TYPE_CHECKING:
     from mcp.server.mcpserver import MCPServer
 
-__all__ = ["Binding", "LedgerTools", "build_server"]
+__all__ = ["Binding", "LedgerTools", "build_server", "serve_http"]
+
+
+def _sdk() -> tuple[Any, Any, bool]:
+    """The MCP SDK's server class and tool error, and whether it is SDK 2.x."""
+    try:
+        server = importlib.import_module("mcp.server.mcpserver")
+        errors = importlib.import_module("mcp.server.mcpserver.exceptions")
+        return server.MCPServer, errors.ToolError, True
+    except ImportError:  # SDK 1.x: the same server, named FastMCP
+        server = importlib.import_module("mcp.server.fastmcp")
+        errors = importlib.import_module("mcp.server.fastmcp.exceptions")
+        return server.FastMCP, errors.ToolError, False
+
 
 _INSTRUCTIONS = (
     "Tools on this conversation's ledger: search its whole history, read an earlier message, "
@@ -121,9 +136,8 @@ class LedgerTools:
 
 def build_server(tools: LedgerTools) -> MCPServer:
     """An MCP server exposing ``tools`` (tenant, user and session are the tools' binding)."""
-    from mcp.server.mcpserver import MCPServer
-
-    server: MCPServer = MCPServer(name="ctxledger", instructions=_INSTRUCTIONS)
+    server_class, _, _ = _sdk()
+    server: MCPServer = server_class(name="ctxledger", instructions=_INSTRUCTIONS)
 
     @server.tool(description="Search the conversation's whole history; best matches first.")
     async def search_history(query: str, k: int = 5) -> str:
@@ -154,10 +168,22 @@ def build_server(tools: LedgerTools) -> MCPServer:
     return server
 
 
+async def serve_http(server: MCPServer, port: int) -> None:
+    """Serve streamable HTTP on loopback (SDK 2.x takes the address per call, 1.x in its
+    settings)."""
+    if _sdk()[2]:
+        await server.run_streamable_http_async(host="127.0.0.1", port=port)
+        return
+    settings: Any = server.settings
+    settings.host, settings.port = "127.0.0.1", port
+    run: Any = server.run_streamable_http_async
+    await run()
+
+
 async def _guarded(call: Any) -> str:
     """A ledger error becomes an MCP tool error (``isError``) whose text says what was wrong;
     anything else is a bug and propagates."""
-    from mcp.server.mcpserver.exceptions import ToolError
+    _, ToolError, _ = _sdk()
 
     try:
         result: str = await call

@@ -130,4 +130,4 @@ def test_growth_benchmark_prints_every_ratio() -> None:
         "file bytes per event",
     ):
         assert fragment in output
-    assert output.count("(target ≤") == 5
+    assert output.count("(target ≤") == 6

@@ -149,3 +149,45 @@ async def test_an_old_sqlite_file_refuses_another_tenants_id_as_a_conflict(
     finally:
         db.close()
     assert int(version[0]) == SCHEMA_VERSION
+
+
+async def test_an_id_lookup_searches_by_tenant_and_id(tmp_path: Path) -> None:
+    """The lookup every append makes for its ids must use the (tenant_id, event_id) key, not
+    scan the tenant (with ``IN`` SQLite picked the primary key's tenant prefix: appends grew
+    linearly with the tenant)."""
+    from eventstore.sql.sqlite.statements import statements
+
+    path = tmp_path / "ledger.db"
+    async with EventStore.open(path) as store:
+        await store.append("acme", "s", [NewEvent(type="T", data={"n": n}) for n in range(50)])
+    query = statements().events_by_id.format(marks="(?), (?)")
+    db = sqlite3.connect(path)
+    try:
+        plan = [row[3] for row in db.execute(f"EXPLAIN QUERY PLAN {query}", [b"a", b"b", "acme"])]
+    finally:
+        db.close()
+    events = [step for step in plan if "events" in step]
+    assert events, plan
+    assert all("tenant_id=? AND event_id=?" in step for step in events), plan
+
+
+async def test_postgres_id_lookup_uses_the_tenant_and_id_key() -> None:
+    import asyncpg
+
+    from eventstore.sql.postgres.statements import statements
+
+    async with fresh_database() as url:
+        async with EventStore.open(url) as store:
+            for start in range(0, 2000, 500):
+                batch = [NewEvent(type="T", data={"n": n}) for n in range(start, start + 500)]
+                await store.append("acme", "s", batch)
+        db = await asyncpg.connect(dsn(url))
+        try:
+            await db.execute("ANALYZE")
+            rows = await db.fetch(
+                f"EXPLAIN {statements().events_by_id}", "acme", [uuid.uuid4().bytes]
+            )
+        finally:
+            await db.close()
+    plan = "\n".join(row[0] for row in rows)
+    assert "events_event_id_uq" in plan, plan

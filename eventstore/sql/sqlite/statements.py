@@ -31,8 +31,13 @@ class Statements:
         self.insert_payload = _sql(payloads.insert())
         self.insert_erasure = _sql(erasures.insert())
         self.delete_payload = "DELETE FROM payloads WHERE tenant_id = ? AND event_id = ?"
+        # The ids drive the loop (a VALUES list, CROSS JOIN keeps it outermost), each found by
+        # (tenant_id, event_id): with "tenant_id = ? AND event_id IN (...)" SQLite chose the
+        # primary key's tenant prefix and scanned the whole tenant on every append.
+        columns, joins = _sql(SELECT_EVENTS).split("\nFROM events ", 1)
         self.events_by_id = (
-            _sql(SELECT_EVENTS) + " WHERE events.tenant_id = ? AND events.event_id IN ({marks})"
+            f"{columns}\nFROM (VALUES {{marks}}) AS ids CROSS JOIN events {joins} "
+            "WHERE events.tenant_id = ? AND events.event_id = ids.column1"
         )
         where_stream = (e.tenant_id == "?", e.stream_id == "?", e.version >= "?")
         self.stream = _sql(SELECT_EVENTS.where(*where_stream).order_by(e.version))

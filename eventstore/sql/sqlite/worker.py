@@ -143,8 +143,8 @@ def events_by_id(
     unique = list(dict.fromkeys(event_ids))
     for start in range(0, len(unique), _ID_CHUNK):
         chunk = [id_bytes(event_id) for event_id in unique[start : start + _ID_CHUNK]]
-        statement = sql.events_by_id.format(marks=",".join("?" * len(chunk)))
-        for row in db.execute(statement, [tenant_id, *chunk]):
+        statement = sql.events_by_id.format(marks=", ".join(["(?)"] * len(chunk)))
+        for row in db.execute(statement, [*chunk, tenant_id]):
             event = stored_event(row)
             found[event.event_id] = event
     return found

@@ -65,7 +65,8 @@ async def play(service: BaseSessionService) -> dict[str, Any]:
     seen["recent"] = [e.id for e in recent.events]
     listed = await service.list_sessions(app_name="trips")
     seen["listed"] = sorted((s.user_id, s.id, len(s.events)) for s in listed.sessions)
-    seen["user_state"] = await service.get_user_state(app_name="trips", user_id="ana")
+    if hasattr(service, "get_user_state"):  # ADK's own services have it in recent releases
+        seen["user_state"] = await service.get_user_state(app_name="trips", user_id="ana")
     return seen
 
 
@@ -73,6 +74,8 @@ async def test_same_behaviour_as_adk_reference(tmp_path: Path) -> None:
     reference = await play(InMemorySessionService())
     async with EventStore.open(tmp_path / "ledger.db") as store:
         ours = await play(LedgerSessionService(store, tenant_id="acme"))
+    if "user_state" not in reference:  # an older ADK: compared where it has the verb
+        assert ours.pop("user_state") == {"lang": "zh", "seat": "window"}
     assert ours == reference
     assert ours["state"] == {
         "budget": 200,
@@ -126,7 +129,7 @@ async def test_reload_list_delete_and_verify(tmp_path: Path) -> None:
 
 
 async def test_a_stale_copy_cannot_write(tmp_path: Path) -> None:
-    from google.adk.errors._stale_session_error import StaleSessionError
+    from projections.integrations.adk import StaleSessionError  # ADK's own where it has one
 
     async with EventStore.open(tmp_path / "ledger.db") as store:
         service = LedgerSessionService(store, tenant_id="acme")
