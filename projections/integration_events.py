@@ -3,9 +3,10 @@ the registry knows them whether or not the frameworks are installed). Pure: no I
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 __all__ = [
     "ADK_EVENT_APPENDED",
@@ -51,11 +52,28 @@ class AdkSessionCreated(BaseModel):
 
 
 class AdkEventAppended(BaseModel):
-    """One ADK event, as ADK serialises it (``temp:`` state already removed)."""
+    """One ADK event, as ADK serialises it (``temp:`` state already removed): ``event_json``,
+    ADK's own JSON text, so that the order of keys inside tool arguments and results (which
+    the model reads) survives the log's canonical JSON; ``event``, the parsed form that
+    earlier builds wrote (keys sorted)."""
 
     model_config = _MODEL
 
-    event: dict[str, Any]
+    event: dict[str, Any] | None = None
+    event_json: str | None = Field(default=None, min_length=2)
+
+    @model_validator(mode="after")
+    def _one_form(self) -> AdkEventAppended:
+        if (self.event is None) == (self.event_json is None):
+            raise ValueError("an AdkEventAppended holds exactly one of event and event_json")
+        return self
+
+    def body(self) -> dict[str, Any]:
+        """The ADK event as JSON-ready data."""
+        if self.event is not None:
+            return self.event
+        parsed: dict[str, Any] = json.loads(self.event_json or "{}")
+        return parsed
 
 
 class AdkSessionDeleted(BaseModel):

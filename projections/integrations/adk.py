@@ -42,6 +42,7 @@ from uuid_utils.compat import uuid7
 from eventstore import ConcurrencyError, EventStore, NewEvent, RecordedEvent
 from eventstore.names import validate_tenant
 from eventstore.records import ERASURE_STREAM
+from projections.integration_events import AdkEventAppended
 from projections.integrations.adk_fold import (
     EVENT_APPENDED,
     SESSION_CREATED,
@@ -165,7 +166,10 @@ class LedgerSessionService(BaseSessionService):
         state = (
             data["state"]
             if last.type == SESSION_CREATED
-            else (data.get("event", {}).get("actions") or {}).get("state_delta") or {}
+            else (AdkEventAppended.model_validate(data).body().get("actions") or {}).get(
+                "state_delta"
+            )
+            or {}
         )
         await self._shared_deltas(app_name, user_id, last, state)
 
@@ -371,7 +375,7 @@ class LedgerSessionService(BaseSessionService):
     async def _new_event(self, stream: str, fold: SessionFold, event: Event) -> NewEvent | None:
         """The ledger event for an ADK event (its id derived from the ADK event's, so a
         re-delivery is recognised), or None when an equal one is recorded already."""
-        data = {"event": event.model_dump(mode="json", exclude_none=True)}
+        data = {"event_json": event.model_dump_json(exclude_none=True)}
         event_id = uuid.uuid5(_IDS, f"{self.tenant_id}/{stream}/{event.id}")
         if str(event_id) not in fold.ids:
             return NewEvent(type=EVENT_APPENDED, data=data, event_id=event_id)

@@ -20,6 +20,7 @@ __all__ = [
     "STATE_CHANGED",
     "SessionFold",
     "StateFold",
+    "adk_event",
     "split",
 ]
 
@@ -40,6 +41,14 @@ def split(state: dict[str, Any]) -> dict[str, dict[str, Any]]:
         elif not key.startswith(State.TEMP_PREFIX):
             deltas["session"][key] = value
     return deltas
+
+
+def adk_event(data: dict[str, Any]) -> Event:
+    """The ADK event of an ``AdkEventAppended`` payload (ADK's JSON text, or the parsed form
+    older releases wrote)."""
+    if "event_json" in data:
+        return Event.model_validate_json(data["event_json"])
+    return Event.model_validate(data["event"])
 
 
 @dataclass
@@ -82,7 +91,7 @@ class SessionFold:
         if recorded.data is None:
             return
         self.readable.append(str(recorded.event_id))
-        event = Event.model_validate(recorded.data["event"])
+        event = adk_event(recorded.data)
         if event.actions and event.actions.state_delta:
             self.state.update(split(event.actions.state_delta)["session"])
         self.updated = event.timestamp

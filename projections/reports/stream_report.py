@@ -20,6 +20,7 @@ from projections.integration_events import (
     ADK_SESSION_CREATED,
     ADK_SESSION_DELETED,
     ADK_STATE_CHANGED,
+    AdkEventAppended,
 )
 from projections.integrations.langgraph_thread import (
     CHECKPOINT_SAVED,
@@ -57,7 +58,7 @@ def _adk_part(part: dict[str, Any]) -> str:
 
 def _adk(event: RecordedEvent, data: dict[str, Any]) -> tuple[str, str]:
     if event.type == ADK_EVENT_APPENDED:
-        body = data.get("event", {})
+        body = AdkEventAppended.model_validate(data).body()
         parts = (body.get("content") or {}).get("parts") or []
         text = " ".join(_adk_part(part) for part in parts)
         delta = (body.get("actions") or {}).get("state_delta")

@@ -118,14 +118,23 @@ async def warm_renders(ledger: Ledger, session_id: str, turns: int) -> list[floa
     return samples
 
 
-async def time_travel(ledger: Ledger, session_id: str, count: int, probes: int) -> list[float]:
-    session = ledger.session("bench", session_id)
+async def time_travel(
+    ledger: Ledger,
+    session_id: str,
+    count: int,
+    probes: int,
+    *,
+    tenant: str = "bench",
+    budget: Budget = BUDGET,
+) -> list[float]:
+    """Renders at ``probes`` random versions up to ``count`` (the same versions every run)."""
+    session = ledger.session(tenant, session_id)
     rng = random.Random(7)
     samples = []
     for _ in range(probes):
         version = rng.randint(1, count)
         began = time.perf_counter()
-        await session.render(BUDGET, at_version=version)
+        await session.render(budget, at_version=version)
         samples.append(time.perf_counter() - began)
     return samples
 

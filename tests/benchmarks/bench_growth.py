@@ -24,7 +24,6 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
-import random
 import sqlite3
 import statistics
 import tempfile
@@ -36,7 +35,7 @@ from eventstore.encoding import canonical_json
 from projections.context.budget import Budget
 from projections.context.tokens import TiktokenCounter
 from projections.ledger import Ledger
-from tests.benchmarks.bench_context import conversation
+from tests.benchmarks.bench_context import conversation, time_travel
 from tests.benchmarks.bench_eventstore import file_bytes, make_messages, raw_connection
 
 TENANT = "growth"
@@ -121,13 +120,7 @@ async def renders(ledger: Ledger, turns: int = 30) -> tuple[float, float]:
         await session.render(BUDGET)
         warm.append(time.perf_counter() - began)
     latest = (await session.latest()).version
-    rng = random.Random(7)
-    travel = []
-    for _ in range(turns):
-        version = rng.randint(1, latest)
-        began = time.perf_counter()
-        await session.render(BUDGET, at_version=version)
-        travel.append(time.perf_counter() - began)
+    travel = await time_travel(ledger, "probe", latest, turns, tenant=TENANT, budget=BUDGET)
     return p50(warm), p50(travel)
 
 
