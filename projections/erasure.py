@@ -127,8 +127,11 @@ def _of_user(stream: str, user_id: str) -> bool:
     if stream in (f"memory/{user_id}", f"consent/{user_id}"):
         return True
     parts = stream.split("/")
-    return (parts[0] == "adk-user" and parts[2:] == [user_id]) or (
-        parts[0] == "adk-session" and len(parts) == 4 and parts[2] == user_id
+    return (
+        (parts[0] == "adk-user" and parts[2:] == [user_id])
+        or (parts[0] == "adk-session" and len(parts) == 4 and parts[2] == user_id)
+        # an ADK session's ctxledger mirror: session/adk/<app>/<user>/<session>
+        or (parts[:2] == ["session", "adk"] and len(parts) == 5 and parts[3] == user_id)
     )
 
 

@@ -49,20 +49,15 @@ from projections.integrations.adk_fold import (
     SESSION_DELETED,
     STATE_CHANGED,
     SessionFold,
+    StaleSessionError,
     StateFold,
+    refuse_stale,
     split,
 )
+from projections.integrations.adk_mirror import AdkMirror
+from projections.ledger import Ledger
 
-try:  # recent ADK releases
-    from google.adk.errors import StaleSessionError
-except ImportError:  # older ADK raised ValueError for a stale session: keep that type
-
-    class StaleSessionError(ValueError):  # type: ignore[no-redef]
-        """The session changed in storage since this copy was loaded (older ADK releases have
-        no error of their own for this; their services raised ``ValueError``)."""
-
-
-__all__ = ["LedgerSessionService"]
+__all__ = ["LedgerSessionService", "StaleSessionError"]
 
 _IDS = uuid.UUID("0f9b8f5e-3c1d-4e8a-9a57-6c2d1e4b7a10")
 
@@ -74,11 +69,28 @@ def _name(kind: str, value: str) -> str:
 
 
 class LedgerSessionService(BaseSessionService):
-    """ADK sessions, events and state as ctxledger events of one tenant."""
+    """ADK sessions, events and state as ctxledger events of one tenant.
 
-    def __init__(self, store: EventStore, *, tenant_id: str) -> None:
+    Args:
+        store: the event store.
+        tenant_id: the tenant every session belongs to.
+        ledger: the ledger the sessions are mirrored into (default: one on ``store``).
+        mirror: mirror each ADK session into the ctxledger session
+            ``adk/<app>/<user>/<session>`` (see :mod:`.adk_mirror`), so that context, pins,
+            compaction, stats, the report and memory work on it.
+    """
+
+    def __init__(
+        self,
+        store: EventStore,
+        *,
+        tenant_id: str,
+        ledger: Ledger | None = None,
+        mirror: bool = True,
+    ) -> None:
         self.store = store
         self.tenant_id = validate_tenant(tenant_id)
+        self.mirror = AdkMirror(ledger or Ledger(store), self.tenant_id) if mirror else None
         # Each session stream folded so far, caught up from its last version on every read:
         # loading or appending costs the new events, not the session's length.
         self._folds: dict[str, SessionFold] = {}
@@ -305,38 +317,14 @@ class LedgerSessionService(BaseSessionService):
             expected_version=fold.version,
         )
         fold.feed([deleted])
+        if self.mirror is not None:
+            readable += await self.mirror.event_ids(app_name, user_id, session_id.strip())
         await self.store.erase(
             self.tenant_id,
             readable,
             reason=f"ADK delete_session {app_name}/{user_id}/{session_id}",
             requested_by="adk-session-service",
         )
-
-    @staticmethod
-    def _refuse_stale(session: Session, fold: SessionFold) -> None:
-        """Refuse a write from a session object that has not seen the latest stored event
-        (another writer appended meanwhile), as ADK's database service does: by the stream
-        version the object was loaded at (ADK's storage marker), else by its events."""
-        marker = session._storage_update_marker
-        if marker is not None:
-            if marker != str(fold.version):
-                raise StaleSessionError(
-                    f"session {session.id} changed since this copy was loaded (stream version "
-                    f"{fold.version}, the copy has {marker}); reload it with get_session "
-                    f"and retry"
-                )
-            return
-        if not fold.events:
-            return
-        latest = fold.events[-1]
-        if latest.id in {e.id for e in session.events}:
-            return
-        # A copy loaded without events (num_recent_events=0) can only be judged by time.
-        if session.events or latest.timestamp > session.last_update_time:
-            raise StaleSessionError(
-                f"session {session.id} changed since this copy was loaded (its latest event "
-                f"is {latest.id!r}); reload it with get_session and retry"
-            )
 
     async def get_user_state(self, *, app_name: str, user_id: str) -> dict[str, Any]:
         return await self._fold_state(self._user_stream(app_name, user_id))
@@ -349,7 +337,7 @@ class LedgerSessionService(BaseSessionService):
         if not fold.live:
             raise SessionNotFoundError(f"Session {session.id} not found.")
         await self._complete(session.app_name, session.user_id, fold.last)
-        self._refuse_stale(session, fold)
+        refuse_stale(session, fold)
         # ADK's own bookkeeping: temp: state into the in-memory session only, then the delta
         # trimmed of temp: keys, then the event applied to the session object.
         event = await super().append_event(session=session, event=event)
@@ -368,6 +356,8 @@ class LedgerSessionService(BaseSessionService):
         fold.feed([recorded])
         state_delta = (event.actions.state_delta if event.actions else None) or {}
         await self._shared_deltas(session.app_name, session.user_id, recorded, state_delta)
+        if self.mirror is not None:
+            await self.mirror.catch_up(session.app_name, session.user_id, session.id, fold.events)
         session.last_update_time = event.timestamp
         session._storage_update_marker = str(recorded.version)
         return event

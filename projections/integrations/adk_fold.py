@@ -9,9 +9,19 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from google.adk.events.event import Event
+from google.adk.sessions.session import Session
 from google.adk.sessions.state import State
 
 from eventstore import RecordedEvent
+
+try:  # recent ADK releases
+    from google.adk.errors import StaleSessionError
+except ImportError:  # older ADK raised ValueError for a stale session: keep that type
+
+    class StaleSessionError(ValueError):  # type: ignore[no-redef]
+        """The session changed in storage since this copy was loaded (older ADK releases have
+        no error of their own for this; their services raised ``ValueError``)."""
+
 
 __all__ = [
     "EVENT_APPENDED",
@@ -19,8 +29,10 @@ __all__ = [
     "SESSION_DELETED",
     "STATE_CHANGED",
     "SessionFold",
+    "StaleSessionError",
     "StateFold",
     "adk_event",
+    "refuse_stale",
     "split",
 ]
 
@@ -111,3 +123,29 @@ class StateFold:
             self.version = event.version
             if event.type == STATE_CHANGED and event.data is not None:
                 self.state.update(event.data["delta"])
+
+
+def refuse_stale(session: Session, fold: SessionFold) -> None:
+    """Refuse a write from a session object that has not seen the latest stored event
+    (another writer appended meanwhile), as ADK's database service does: by the stream
+    version the object was loaded at (ADK's storage marker), else by its events."""
+    marker = session._storage_update_marker
+    if marker is not None:
+        if marker != str(fold.version):
+            raise StaleSessionError(
+                f"session {session.id} changed since this copy was loaded (stream version "
+                f"{fold.version}, the copy has {marker}); reload it with get_session "
+                f"and retry"
+            )
+        return
+    if not fold.events:
+        return
+    latest = fold.events[-1]
+    if latest.id in {e.id for e in session.events}:
+        return
+    # A copy loaded without events (num_recent_events=0) can only be judged by time.
+    if session.events or latest.timestamp > session.last_update_time:
+        raise StaleSessionError(
+            f"session {session.id} changed since this copy was loaded (its latest event "
+            f"is {latest.id!r}); reload it with get_session and retry"
+        )

@@ -6,6 +6,7 @@ session holds must be the same."""
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import AsyncGenerator
 from typing import Any
 
@@ -110,9 +111,11 @@ async def run_script(service: BaseSessionService) -> dict[str, Any]:
     user's state, with ids and timestamps left out (they are random)."""
     model = ScriptedLlm(seen=[])
     agent = LlmAgent(name="planner", model=model, tools=[price], instruction="Plan trains.")
-    compaction = EventsCompactionConfig(
-        summarizer=LlmEventSummarizer(llm=model), compaction_interval=2, overlap_size=0
-    )
+    with warnings.catch_warnings():  # ADK marks event compaction experimental: it is tested here
+        warnings.simplefilter("ignore", UserWarning)
+        compaction = EventsCompactionConfig(
+            summarizer=LlmEventSummarizer(llm=model), compaction_interval=2, overlap_size=0
+        )
     app = App(name="trips", root_agent=agent, events_compaction_config=compaction)
     runner = Runner(app=app, session_service=service)
     await service.create_session(app_name="trips", user_id="ana", session_id="s1")

@@ -122,6 +122,9 @@ async def test_an_adk_session(tmp_path: Path) -> None:
     assert title.startswith("The stream at version 2: 2 events")
     assert ids == ["1", "2"]
     assert tokens == sum(row[1] for row in data["rows"][:2])
+    _, mirrored = report(db, tmp_path, "--session", "adk/trips/ana/s1")  # its ctxledger mirror
+    assert mirrored["kind"] == "session"
+    assert [m[1] for m in mirrored["messages"]] == ["user", "assistant", "assistant"]
 
 
 def test_a_langgraph_thread(tmp_path: Path) -> None:
