@@ -238,7 +238,7 @@ async def known_stream(store: EventStore, tenant: str, stream_id: str) -> None:
 
 async def _agents_generation(store: EventStore, tenant: str, session_id: str) -> str | None:
     """The stored id of an Agents SDK session's current generation, if it has one."""
-    from projections.integrations.openai_agents import current_generation
+    from projections.integrations.generations import current_generation
 
     generation, control = await current_generation(store, tenant, session_id)
     stored = f"{session_id}~{generation}"

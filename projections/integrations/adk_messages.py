@@ -45,17 +45,31 @@ def adk_messages(body: dict[str, Any]) -> list[Message]:
     }
     responses = [p["function_response"] for p in parts if p.get("function_response")]
     if responses:
-        return [
-            Message(
-                id=event_id if len(responses) == 1 else f"{event_id}:{index}",
-                role="tool",
-                name=response.get("name"),
-                tool_call_id=str(response.get("id") or response.get("name")),
-                content=_json(response.get("response")),
-                metadata=metadata,
-            )
-            for index, response in enumerate(responses)
-        ]
+        return _tool_results(event_id, responses, metadata)
+    return _said(event_id, author, parts, metadata)
+
+
+def _tool_results(
+    event_id: str, responses: list[dict[str, Any]], metadata: dict[str, Any]
+) -> list[Message]:
+    """One ``tool`` message per function response, answering its call id."""
+    return [
+        Message(
+            id=event_id if len(responses) == 1 else f"{event_id}:{index}",
+            role="tool",
+            name=response.get("name"),
+            tool_call_id=str(response.get("id") or response.get("name")),
+            content=_json(response.get("response")),
+            metadata=metadata,
+        )
+        for index, response in enumerate(responses)
+    ]
+
+
+def _said(
+    event_id: str, author: str, parts: list[dict[str, Any]], metadata: dict[str, Any]
+) -> list[Message]:
+    """The user's or an agent's text and function calls as one message (none without)."""
     texts = [str(p["text"]) for p in parts if p.get("text") and not p.get("thought")]
     calls = [p["function_call"] for p in parts if p.get("function_call")]
     if not texts and not calls:

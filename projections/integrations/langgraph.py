@@ -18,11 +18,8 @@ extra). The ``langgraph-checkpoint-conformance`` suite runs against it in the te
 
 from __future__ import annotations
 
-import asyncio
 import random
-import threading
 from collections.abc import AsyncIterator, Coroutine, Iterator, Sequence
-from concurrent.futures import Future
 from typing import Any, TypeVar
 from urllib.parse import quote, unquote
 
@@ -49,6 +46,7 @@ from projections.integrations.langgraph_thread import (
     pack,
     version_key,
 )
+from projections.integrations.loop_thread import LoopThread
 
 __all__ = ["LedgerSaver"]
 
@@ -71,9 +69,7 @@ class LedgerSaver(BaseCheckpointSaver[str]):
         self.store = store
         self.tenant_id = tenant_id
         self._threads: dict[str, ThreadState] = {}
-        self._loop = asyncio.new_event_loop()
-        self._runner = threading.Thread(target=self._loop.run_forever, daemon=True)
-        self._runner.start()
+        self._loop = LoopThread()
 
     @classmethod
     def open(cls, url: str, *, tenant_id: str, **options: Any) -> LedgerSaver:
@@ -82,12 +78,10 @@ class LedgerSaver(BaseCheckpointSaver[str]):
 
     def close(self) -> None:
         """Close the store and stop the saver's loop."""
-        if self._loop.is_closed():
+        if self._loop.stopped:
             return
         self._call(self.store.close())
-        self._loop.call_soon_threadsafe(self._loop.stop)
-        self._runner.join(timeout=10)
-        self._loop.close()
+        self._loop.stop()
 
     def __enter__(self) -> LedgerSaver:
         return self
@@ -97,14 +91,11 @@ class LedgerSaver(BaseCheckpointSaver[str]):
 
     # -- running on the saver's loop ---------------------------------------------------------
 
-    def _submit(self, coroutine: Coroutine[Any, Any, T]) -> Future[T]:
-        return asyncio.run_coroutine_threadsafe(coroutine, self._loop)
-
     def _call(self, coroutine: Coroutine[Any, Any, T]) -> T:
-        return self._submit(coroutine).result()
+        return self._loop.call(coroutine)
 
     async def _await(self, coroutine: Coroutine[Any, Any, T]) -> T:
-        return await asyncio.wrap_future(self._submit(coroutine))
+        return await self._loop.run(coroutine)
 
     # -- the async verbs ---------------------------------------------------------------------
 

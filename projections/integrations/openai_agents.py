@@ -33,13 +33,17 @@ import warnings
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal
 
-from uuid_utils.compat import uuid7
-
-from eventstore import EventStore, NewEvent
 from projections.compactor import CompactionOutcome
 from projections.context.budget import Budget
 from projections.context.formats import from_messages, to_messages
 from projections.errors import ConfigurationError, ContextOverBudgetError, ContextOverBudgetWarning
+from projections.integration_events import GENERATION_STARTED
+from projections.integrations.generations import (
+    control_stream,
+    current_generation,
+    generation_session,
+    start_generation,
+)
 from projections.ledger import Ledger, Session
 from projections.session.fold import SessionView
 from projections.session.render import Manifest, RenderedContext
@@ -56,8 +60,6 @@ __all__ = [
     "LedgerSession",
     "current_generation",
 ]
-
-GENERATION_STARTED = "GenerationStarted"
 
 
 OverBudget = Literal["warn", "raise", "ignore"]
@@ -137,7 +139,7 @@ class LedgerSession:
         self.tenant_id = tenant_id
         self.user_id = user_id
         self.compaction = compaction
-        self.control_stream = f"agents/{session_id}"
+        self.control_stream = control_stream(session_id)
         #: the manifest of the context ``get_items`` last served (with ``compaction``)
         self.last_manifest: Manifest | None = None
         #: what the last compaction ``get_items`` ran did (None: none was due)
@@ -150,8 +152,8 @@ class LedgerSession:
         )
 
     def _session(self, generation: str) -> Session:
-        return self.ledger.session(
-            self.tenant_id, f"{self.session_id}~{generation}", user_id=self.user_id
+        return generation_session(
+            self.ledger, self.tenant_id, self.session_id, generation, self.user_id
         )
 
     async def current(self) -> Session:
@@ -238,25 +240,15 @@ class LedgerSession:
         await self._start_generation(version, "clear_session", [])
 
     async def _start_generation(self, version: int, reason: str, items: list[Any]) -> None:
-        # The new generation's stream is written first and only then named on the control
-        # stream, so a crash in between leaves an unreferenced stream, never a half state.
-        generation = f"{version + 1}-{str(uuid7())[-12:]}"
-        if items:
-            await self._session(generation).append(
-                to_messages("responses", items), expected_version=0
-            )
-        # expected_version: a concurrent pop or clear makes this one fail (ConcurrencyError)
-        # instead of silently forking the session.
-        await self.ledger.store.append(
+        kept = to_messages("responses", items) if items else []
+        await start_generation(
+            self.ledger,
             self.tenant_id,
-            self.control_stream,
-            [
-                NewEvent(
-                    type=GENERATION_STARTED,
-                    data={"generation": generation, "reason": reason, "items": len(items)},
-                )
-            ],
-            expected_version=version,
+            self.session_id,
+            version=version,
+            reason=reason,
+            kept=kept,
+            user_id=self.user_id,
         )
 
     def usage_hooks(self) -> Any:
@@ -297,19 +289,6 @@ class LedgerSession:
         state = SessionView.fold([e for e in events if e.position <= position])
         items: list[Any] = from_messages("responses", state.messages)
         return items
-
-
-async def current_generation(
-    store: EventStore, tenant_id: str, session_id: str, *, at_position: int | None = None
-) -> tuple[str, int]:
-    """The generation holding an SDK session's items (``session/<id>~<generation>``) and the
-    version of its control stream ``agents/<id>`` (as of ``at_position``, if given)."""
-    events = await store.read_stream(tenant_id, f"agents/{session_id}")
-    if at_position is not None:
-        events = [e for e in events if e.position <= at_position]
-    if not events or events[-1].data is None:
-        return "0", len(events)
-    return str(events[-1].data["generation"]), events[-1].version
 
 
 def _model_name(agent: Any) -> str | None:
