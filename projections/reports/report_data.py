@@ -67,6 +67,26 @@ def describe(event: RecordedEvent, data: SessionEvent | None) -> str | None:
     return event.type if data is not None or event.type not in SESSION_EVENTS else "[unreadable]"
 
 
+def timeline_entry(event: RecordedEvent, text: str | None, message: int = -1) -> list[Any]:
+    """One row of the page's timeline: version, position, type, time, hash, description (None:
+    the page shows message ``message``, an index into the report's messages)."""
+    return [
+        event.version,
+        event.position,
+        event.type,
+        event.recorded_at.isoformat(),
+        event.hash,
+        text,
+        message,
+    ]
+
+
+def tell(progress: Progress | None, done: int, total: int) -> None:
+    """Report progress every 500 events and at the end."""
+    if progress is not None and (done % 500 == 0 or done == total):
+        progress(done, total)
+
+
 def message_text(message: Message) -> str:
     """What the report shows of a message: its text, then its tool calls."""
     text = text_of(message)
@@ -160,21 +180,10 @@ async def session_report_data(
             )
         elif isinstance(data, MessagesPinned):
             pins.append({"version": event.version, "ids": data.message_ids, "reason": data.reason})
-        timeline.append(
-            [
-                event.version,
-                event.position,
-                event.type,
-                event.recorded_at.isoformat(),
-                event.hash,
-                describe(event, data),
-                message,
-            ]
-        )
+        timeline.append(timeline_entry(event, describe(event, data), message))
         references.append(contexts.at(event.version))
         history_series.append(history)
-        if progress is not None and (count % 500 == 0 or count == len(events)):
-            progress(count, len(events))
+        tell(progress, count, len(events))
     return {
         "kind": "session",
         "tenant": tenant_id,

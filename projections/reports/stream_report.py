@@ -28,6 +28,7 @@ from projections.integrations.langgraph_thread import (
     WRITES_SAVED,
     unpack,
 )
+from projections.reports.report_data import tell, timeline_entry
 
 __all__ = ["stream_kind", "stream_report_data"]
 
@@ -135,20 +136,9 @@ def stream_report_data(
         total += tokens
         preview = text if len(text) <= _PREVIEW else text[:_PREVIEW] + " …"
         rows.append([who, tokens, preview])
-        timeline.append(
-            [
-                event.version,
-                event.position,
-                event.type,
-                event.recorded_at.isoformat(),
-                event.hash,
-                f"{who}: {preview[:160]}",
-                -1,
-            ]
-        )
+        timeline.append(timeline_entry(event, f"{who}: {preview[:160]}"))
         totals.append(total)
-        if progress is not None and (count % 500 == 0 or count == len(events)):
-            progress(count, len(events))
+        tell(progress, count, len(events))
     return {
         "kind": kind,
         "tenant": tenant_id,
