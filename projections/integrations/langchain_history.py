@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, cast
 
 from langchain_core.chat_history import BaseChatMessageHistory
 from langchain_core.messages import (
@@ -35,7 +35,8 @@ from uuid_utils.compat import uuid7
 
 from eventstore import EventStore
 from projections.context.budget import Budget
-from projections.context.messages import Message, ToolCall, text_of
+from projections.context.messages import Message, Role, ToolCall, text_of
+from projections.errors import MessageValidationError
 from projections.integrations.generations import (
     current_generation,
     generation_session,
@@ -53,14 +54,14 @@ def from_langchain(message: BaseMessage) -> Message:
     """A LangChain message as a ctxledger message (the original kept in its metadata)."""
     role = _ROLES.get(message.type)
     if role is None:
-        raise ValueError(
+        raise MessageValidationError(
             f"a {type(message).__name__} (type {message.type!r}) has no ctxledger role; "
             f"expected a human, AI, tool or system message"
         )
     calls = getattr(message, "tool_calls", None) or []
     return Message(
         id=message.id or str(uuid7()),
-        role=role,  # type: ignore[arg-type]
+        role=cast(Role, role),
         content=_content(message.content),
         name=message.name,
         tool_calls=[

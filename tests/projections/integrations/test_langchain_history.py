@@ -130,3 +130,14 @@ def test_budget_serves_the_compacted_context(tmp_path: Path) -> None:
         served = history.messages
         assert 0 < len(served) < 120  # the window under the budget, not all 120
         assert served[-1].content == "Train G7059 leaves at 11:15."
+
+
+def test_a_message_without_a_role_is_a_clear_error(tmp_path: Path) -> None:
+    from langchain_core.messages import ChatMessage
+
+    from projections.errors import LedgerError
+
+    with LedgerChatMessageHistory.open(str(tmp_path / "l.db"), "t", tenant_id="acme") as history:
+        with pytest.raises(LedgerError, match="expected a human, AI, tool or system message"):
+            history.add_messages([ChatMessage(role="critic", content="meh")])
+        assert history.messages == []
