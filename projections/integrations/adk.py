@@ -24,7 +24,8 @@ payloads of the session's events: never a silent row delete, and ``verify`` stay
 from __future__ import annotations
 
 import uuid
-from typing import Any
+from collections.abc import Callable
+from typing import Any, TypeVar
 
 from google.adk.errors.already_exists_error import AlreadyExistsError
 from google.adk.errors.session_not_found_error import SessionNotFoundError
@@ -58,6 +59,8 @@ from projections.integrations.adk_mirror import AdkMirror
 from projections.ledger import Ledger
 
 __all__ = ["LedgerSessionService", "StaleSessionError"]
+
+F = TypeVar("F", SessionFold, StateFold)
 
 _IDS = uuid.UUID("0f9b8f5e-3c1d-4e8a-9a57-6c2d1e4b7a10")
 
@@ -115,21 +118,19 @@ class LedgerSessionService(BaseSessionService):
         return f"adk-user/{_name('app name', app_name)}/{_name('user id', user_id)}"
 
     async def _fold_state(self, stream: str, head: int | None = None) -> dict[str, Any]:
-        if head is None:
-            await self._drop_if_erased()
-        fold = self._states.setdefault(stream, StateFold())
-        if head is None or fold.version < head:
-            fold.feed(
-                await self.store.read_stream(self.tenant_id, stream, from_version=fold.version + 1)
-            )
-        return dict(fold.state)
+        return dict((await self._caught_up(self._states, stream, head, StateFold)).state)
 
     async def _fold(self, stream: str, head: int | None = None) -> SessionFold:
-        """The session stream folded up to its head (reading only what is new; nothing when
-        the caller knows the ``head`` version and the fold is there already)."""
+        return await self._caught_up(self._folds, stream, head, SessionFold)
+
+    async def _caught_up(
+        self, folds: dict[str, F], stream: str, head: int | None, new: Callable[[], F]
+    ) -> F:
+        """The stream folded up to its head (reading only what is new; nothing when the caller
+        knows the ``head`` version and the fold is there already)."""
         if head is None:
             await self._drop_if_erased()
-        fold = self._folds.setdefault(stream, SessionFold())
+        fold = folds.setdefault(stream, new())
         if head is None or fold.version < head:
             fold.feed(
                 await self.store.read_stream(self.tenant_id, stream, from_version=fold.version + 1)

@@ -4,12 +4,12 @@
 
 Each LangChain message is one ctxledger message of the session (human → user, AI → assistant
 with its tool calls, tool → tool answering its call id, system → system), hashed and
-verifiable like any other; the LangChain message itself is kept in the message's metadata,
-so ``messages`` gives back exactly what was added (type, id, name, tool calls, additional
-kwargs, response metadata). With ``budget``, ``messages`` is instead the compacted context
-under it (window, pins and the validated summary: ``Session.render``), for a long
-conversation. ``clear`` deletes nothing: a new, empty generation starts
-(:mod:`.generations`) and the log keeps the old one.
+verifiable like any other; the LangChain message itself is kept in the message's metadata
+(as LangChain's JSON text, so key order survives), so ``messages`` gives back exactly what
+was added (type, id, name, tool calls, additional kwargs, response metadata). With
+``budget``, ``messages`` is instead the compacted context under it (window, pins and the
+validated summary: ``Session.render``), for a long conversation. ``clear`` deletes nothing:
+a new, empty generation starts (:mod:`.generations`) and the log keeps the old one.
 
 Sync and async verbs both run on the history's own event loop (:mod:`.loop_thread`), so give
 it a store of its own (``LedgerChatMessageHistory.open``), as with ``LedgerSaver``.
@@ -71,7 +71,9 @@ def from_langchain(message: BaseMessage) -> Message:
             for call in calls
         ],
         tool_call_id=getattr(message, "tool_call_id", None),
-        metadata={"source": "langchain", "langchain": message_to_dict(message)},
+        # LangChain's JSON text, not the dict: the log's canonical JSON sorts keys, and a tool
+        # call's args are sent back to the model in their order (as for ADK's events).
+        metadata={"source": "langchain", "langchain_json": json.dumps(message_to_dict(message))},
     )
 
 
@@ -86,9 +88,9 @@ def _content(content: str | list[str | dict[Any, Any]]) -> str | list[dict[str, 
 def to_langchain(message: Message) -> BaseMessage:
     """A ctxledger message as LangChain's: the original when LangChain wrote it, else by role
     (a summary, a message another tool appended)."""
-    original = message.metadata.get("langchain")
+    original = message.metadata.get("langchain_json")
     if original is not None:
-        restored: BaseMessage = messages_from_dict([original])[0]
+        restored: BaseMessage = messages_from_dict([json.loads(original)])[0]
         return restored
     text = text_of(message)
     if message.role == "assistant":

@@ -31,7 +31,17 @@ def get_weather(city: str, day: str) -> str:
 
 class StreamsItsResponses:
     """Streaming for a scripted model: the reply ``get_response`` would give, as the one
-    ``response.completed`` event the SDK's streaming runner reads it from."""
+    ``response.completed`` event the SDK's streaming runner reads it from; and a record of
+    every input the model was given."""
+
+    def __init__(self) -> None:
+        self.inputs: list[list[Any]] = []
+
+    def record(self, input: Any) -> tuple[list[Any], int]:
+        """The input as items (recorded) and the turn number it starts."""
+        items = input if isinstance(input, list) else [{"role": "user", "content": input}]
+        self.inputs.append(list(items))
+        return items, len(self.inputs)
 
     async def stream_response(self, *args: Any, **kwargs: Any) -> AsyncIterator[Any]:
         response = await self.get_response(*args, **kwargs)  # type: ignore[attr-defined]
@@ -73,16 +83,11 @@ class StreamsItsResponses:
 class ScriptedModel(StreamsItsResponses, Model):
     """No network: a scripted reply to what the input asks."""
 
-    def __init__(self) -> None:
-        self.inputs: list[list[Any]] = []
-
     async def get_response(
         self, system_instructions: Any, input: Any, *args: Any, **kwargs: Any
     ) -> ModelResponse:
-        items = input if isinstance(input, list) else [{"role": "user", "content": input}]
-        self.inputs.append(list(items))
+        items, turn = self.record(input)
         last = items[-1]
-        turn = len(self.inputs)
         if last.get("type") == "function_call_output":
             text = f"Forecast: {json.loads(last['output'])['sky']}."
             output: list[Any] = [

@@ -27,15 +27,10 @@ from tests.projections.integrations.fake_model import StreamsItsResponses
 class ReasoningModel(StreamsItsResponses, Model):
     """Scripted; records every input it was given; streams as well (one completed event)."""
 
-    def __init__(self) -> None:
-        self.inputs: list[list[Any]] = []
-
     async def get_response(
         self, system_instructions: Any, input: Any, *args: Any, **kwargs: Any
     ) -> ModelResponse:
-        items = input if isinstance(input, list) else [{"role": "user", "content": input}]
-        self.inputs.append(list(items))
-        turn = len(self.inputs)
+        items, turn = self.record(input)
         reasoning = ResponseReasoningItem(
             id=f"rs_{turn}",
             type="reasoning",

@@ -73,6 +73,8 @@ async def test_async_tool_calls_round_trip_and_clear_keeps_the_log(tmp_path: Pat
     with LedgerChatMessageHistory.open(str(path), "trip", tenant_id="acme") as history:
         await history.aadd_messages(added)
         assert await history.aget_messages() == added  # exactly what was added
+        reloaded = (await history.aget_messages())[1]
+        assert list(reloaded.tool_calls[0]["args"]) == ["train", "class"]  # in their order
         session = await history._loop.run(history.session())
         state = await history._loop.run(session.latest())
         assert [m.role for m in state.messages] == ["user", "assistant", "tool", "assistant"]
