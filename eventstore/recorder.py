@@ -138,6 +138,14 @@ class LogRecorder(Protocol):
         """Events of one stream with ``from_version <= version <= to_version``."""
         ...
 
+    async def read_stream_and_head(
+        self, tenant_id: str, stream_id: str, from_version: int, head_of: str
+    ) -> tuple[list[StoredEvent], StreamHead]:
+        """The events of one stream from ``from_version`` on, and the head of the stream
+        ``head_of`` read no later than them, in one operation (a cached projection's catch-up
+        that also watches the erasure stream: one round trip instead of two)."""
+        ...
+
     async def read_log(
         self, tenant_id: str, after_position: int, limit: int, to_position: int | None = None
     ) -> list[StoredEvent]:

@@ -242,6 +242,25 @@ class EventStore(DerivedVerbs):
             check_read(tenant_id, stored)
         return [self._decode(event) for event in stored]
 
+    async def read_stream_watching(
+        self, tenant_id: str, stream_id: str, *, from_version: int = 1, watch: str
+    ) -> tuple[list[RecordedEvent], StreamPosition]:
+        """The events of a stream from ``from_version`` on, and the head of the stream
+        ``watch`` read no later than them, in one round trip (a catch-up that must notice
+        whether another stream, such as the erasure stream, has moved)."""
+        validate_tenant(tenant_id)
+        validate_stream(stream_id, allow_reserved=True)
+        validate_stream(watch, allow_reserved=True)
+        await self.initialize()
+        read = await self.recorder.read_stream_and_head(tenant_id, stream_id, from_version, watch)
+        stored, head = read
+        if self.verify_reads:
+            check_read(tenant_id, stored)
+        position = StreamPosition(
+            tenant_id=tenant_id, stream_id=watch, version=head.version, hash=head.hash.hex()
+        )
+        return [self._decode(event) for event in stored], position
+
     async def read_log(
         self,
         tenant_id: str,

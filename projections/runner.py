@@ -73,11 +73,13 @@ class ProjectionRunner(Generic[S]):
 
     async def current(self, tenant_id: str, key: str) -> S:
         """The latest state of ``key``: cached or snapshot state caught up with the log."""
-        await self._forget_if_erased(tenant_id)
         slot = (tenant_id, key)
         async with self._lock(slot):
-            entry = self._cache.get(slot) or await self._start(tenant_id, key)
-            await self._catch_up(entry, tenant_id, key)
+            entry = await self._cached_caught_up(tenant_id, key)
+            if entry is None:
+                await self._forget_if_erased(tenant_id)
+                entry = self._cache.get(slot) or await self._start(tenant_id, key)
+                await self._catch_up(entry, tenant_id, key)
             self._remember(slot, entry)
             await self._maybe_snapshot(entry, tenant_id, key)
             return entry.state
@@ -145,6 +147,25 @@ class ProjectionRunner(Generic[S]):
             lock = self._locks.get(old)
             if lock is not None and not lock.locked():
                 del self._locks[old]
+
+    async def _cached_caught_up(self, tenant_id: str, key: str) -> _Entry[S] | None:
+        """The cached entry caught up in one read that also checks the erasure stream; None
+        when there is no cached entry of a single stream, or the erasure stream has moved."""
+        entry = self._cache.get((tenant_id, key))
+        streams = self.projection.streams(key)
+        known = self._erasures.get(tenant_id)
+        if entry is None or len(streams) != 1 or known is None:
+            return None
+        (stream,) = streams
+        events, erasures = await self.store.read_stream_watching(
+            tenant_id, stream, from_version=entry.versions.get(stream, 0) + 1, watch=ERASURE_STREAM
+        )
+        if erasures.version != known:
+            return None  # the careful path drops the tenant's states and reads again
+        for event in events:
+            entry.state = self.projection.apply(entry.state, event)
+            entry.versions[stream] = event.version
+        return entry
 
     async def _forget_if_erased(self, tenant_id: str) -> None:
         erasures = (await self.store.stream_head(tenant_id, ERASURE_STREAM)).version

@@ -100,6 +100,12 @@ class MemoryRecorder(MemoryReadModels):
         last = len(indexes) if to_version is None else min(to_version, len(indexes))
         return [tenant.log[i] for i in indexes[max(from_version, 1) - 1 : last]]
 
+    async def read_stream_and_head(
+        self, tenant_id: str, stream_id: str, from_version: int, head_of: str
+    ) -> tuple[list[StoredEvent], StreamHead]:
+        head = await self.stream_head(tenant_id, head_of)
+        return await self.read_stream(tenant_id, stream_id, from_version, None), head
+
     async def read_log(
         self, tenant_id: str, after_position: int, limit: int, to_position: int | None = None
     ) -> list[StoredEvent]:

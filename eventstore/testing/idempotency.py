@@ -71,4 +71,10 @@ class IdempotencyContract(StoreFixture):
         await store.append("acme", "s", [known])
         with pytest.raises(IdempotencyConflict, match="recorded whole or not at all"):
             await store.append("acme", "s", [known, NewEvent(type="T", data={"new": True})])
+        # The recorded id last: the rows inserted before it are undone with it.
+        new = NewEvent(type="T", data={"new": True})
+        with pytest.raises(IdempotencyConflict, match="recorded whole or not at all"):
+            await store.append("acme", "s", [new, known])
         assert await store.tenant_position("acme") == 1
+        assert await store.read_events("acme", [str(new.event_id)]) == []
+        assert (await store.verify("acme")).ok

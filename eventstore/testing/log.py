@@ -66,6 +66,16 @@ class LogContract(StoreFixture):
         assert [e.version for e in part] == [2, 3, 4]
         assert await store.read_stream("acme", "unknown") == []
 
+    async def test_read_stream_watching_another_head(self, store: EventStore) -> None:
+        await store.append("acme", "s", [message(str(i)) for i in range(3)])
+        events, watched = await store.read_stream_watching("acme", "s", from_version=2, watch="t")
+        assert [e.version for e in events] == [2, 3]
+        assert (watched.version, watched.hash) == (0, genesis_hash("acme", "t").hex())
+        recorded = await store.append("acme", "t", [message("x")])
+        events, watched = await store.read_stream_watching("acme", "s", from_version=4, watch="t")
+        assert events == []
+        assert (watched.version, watched.hash) == (1, recorded[0].hash)
+
     async def test_read_log_orders_by_position_across_streams(self, store: EventStore) -> None:
         for i in range(7):
             await store.append("acme", f"s{i % 3}", [message(str(i))])

@@ -173,16 +173,72 @@ async def bench_single(
                 for index, event in enumerate(events)
             ]
         )
+    session_samples = await session_appends(folder / "ledger-session.db", messages)
     result = {
         "events": count,
         "raw_sqlite3": summary(raw_samples),
         "sqlalchemy_async": summary(sqlalchemy_samples),
         "ctxledger": summary(store_samples),
+        "ctxledger_session": summary(session_samples),
     }
+    peer_samples = peer_appends(folder / "peer.db", payloads)
     p50 = result["ctxledger"]["p50_us"]
     result["ratio_vs_raw"] = p50 / result["raw_sqlite3"]["p50_us"]
     result["ratio_vs_sqlalchemy"] = p50 / result["sqlalchemy_async"]["p50_us"]
+    if peer_samples:
+        result["eventsourcing"] = summary(peer_samples)
+        peer_p50 = result["eventsourcing"]["p50_us"]
+        result["ratio_vs_peer"] = p50 / peer_p50
+        result["session_ratio_vs_peer"] = result["ctxledger_session"]["p50_us"] / peer_p50
     return result
+
+
+async def session_appends(path: Path, messages: list[dict[str, Any]]) -> list[float]:
+    """One message per append through a ledger session: token counting, the protocol check,
+    the typed event, the hash, the durable insert and the fold of the cached state (the same
+    texts; tool calls left out, as a call without its result is a protocol issue)."""
+    from projections import Ledger
+
+    async with EventStore.open(path) as store:
+        ledger = Ledger(store)
+        sessions = [ledger.session("acme", f"s{index}") for index in range(20)]
+        for session in sessions:
+            await session.latest()
+        calls = [
+            lambda m=message, i=index: sessions[i % 20].append(
+                [{"id": f"m{i}", "role": m["role"], "content": m["content"]}]
+            )
+            for index, message in enumerate(messages)
+        ]
+        return await timed(calls)
+
+
+def peer_appends(path: Path, payloads: list[bytes]) -> list[float]:
+    """pyeventsourcing's SQLite application recorder (WAL, SQLite's default synchronous=FULL,
+    gap-free notification ids) inserting the same payloads, one event per transaction; empty
+    when ``eventsourcing`` is not installed (``pip install eventsourcing==9.5.6``)."""
+    try:
+        from eventsourcing.persistence import StoredEvent as PeerEvent
+        from eventsourcing.sqlite import SQLiteApplicationRecorder, SQLiteDatastore
+    except ImportError:
+        return []
+    import uuid
+
+    datastore = SQLiteDatastore(str(path))
+    recorder = SQLiteApplicationRecorder(datastore)
+    recorder.create_table()
+    streams = [uuid.uuid4() for _ in range(20)]
+    versions = [0] * 20
+    samples = []
+    for index, data in enumerate(payloads):
+        stream = index % 20
+        versions[stream] += 1
+        event = PeerEvent(streams[stream], versions[stream], "MessageAppended", data)
+        start = time.perf_counter()
+        recorder.insert_events([event])
+        samples.append(time.perf_counter() - start)
+    datastore.close()
+    return samples
 
 
 # -- batches of 100 ----------------------------------------------------------------------------
@@ -386,7 +442,16 @@ def report(result: dict[str, Any]) -> str:
         "",
         f"single durable append ({single['events']} events, WAL, synchronous=FULL)",
     ]
-    for name in ("raw_sqlite3", "sqlalchemy_async", "ctxledger"):
+    for name in (
+        "raw_sqlite3",
+        "sqlalchemy_async",
+        "eventsourcing",
+        "ctxledger",
+        "ctxledger_session",
+    ):
+        if name not in single:
+            lines.append(f"  {name:18} not installed (pip install eventsourcing==9.5.6)")
+            continue
         figures = single[name]
         lines.append(
             f"  {name:18} p50 {figures['p50_us']:8.1f} us   p95 {figures['p95_us']:8.1f} us"
@@ -394,6 +459,15 @@ def report(result: dict[str, Any]) -> str:
     lines += [
         f"  ratio p50: {single['ratio_vs_raw']:.2f}x raw sqlite3, "
         f"{single['ratio_vs_sqlalchemy']:.2f}x bare SQLAlchemy async",
+        *(
+            [
+                f"  ratio p50 to pyeventsourcing's SQLite recorder: store "
+                f"{single['ratio_vs_peer']:.2f}x, session (tokens counted) "
+                f"{single['session_ratio_vs_peer']:.2f}x"
+            ]
+            if "ratio_vs_peer" in single
+            else []
+        ),
         "",
         f"batches of {batch['batch_size']} ({batch['batches']} batches)",
     ]

@@ -198,6 +198,16 @@ class PostgresRecorder:
             rows = await db.fetch(statements().stream, tenant_id, stream_id, from_version, upto)
         return [stored_event(row) for row in rows]
 
+    async def read_stream_and_head(
+        self, tenant_id: str, stream_id: str, from_version: int, head_of: str
+    ) -> tuple[list[StoredEvent], StreamHead]:
+        sql = statements()
+        async with self._reader(tenant_id) as db:
+            row = await db.fetchrow(sql.stream_head, tenant_id, head_of)
+            rows = await db.fetch(sql.stream, tenant_id, stream_id, from_version, _NO_LIMIT)
+        head = StreamHead(tenant_id, head_of, row[1], row[2]) if row else None
+        return [stored_event(r) for r in rows], head or StreamHead.empty(tenant_id, head_of)
+
     async def read_log(
         self, tenant_id: str, after_position: int, limit: int, to_position: int | None = None
     ) -> list[StoredEvent]:

@@ -45,6 +45,7 @@ __all__ = ["SYNCHRONOUS_MODES", "SqliteRecorder"]
 
 SYNCHRONOUS_MODES: Final = ("OFF", "NORMAL", "FULL", "EXTRA")
 T = TypeVar("T")
+_IDLE_READERS = 4  # reader connections kept open between reads (each has a worker thread)
 
 
 class SqliteRecorder:
@@ -89,6 +90,7 @@ class SqliteRecorder:
         self._engine: AsyncEngine | None = None
         self._writer: AsyncConnection | None = None
         self._write_lock = asyncio.Lock()
+        self._idle_readers: list[AsyncConnection] = []
 
     # -- lifecycle ---------------------------------------------------------------------------
 
@@ -148,6 +150,9 @@ class SqliteRecorder:
     async def close(self) -> None:
         engine, writer = self._engine, self._writer
         self._engine = self._writer = None
+        readers, self._idle_readers = self._idle_readers, []
+        for reader in readers:
+            await reader.close()
         if writer is not None:
             await writer.close()
         if engine is not None:
@@ -159,11 +164,24 @@ class SqliteRecorder:
         return await run_in_worker(connection, self.path, fn, *args)
 
     async def _read(self, fn: Callable[..., T], *args: Any) -> T:
-        connection = await connect(self._ready(), self.path)
+        # Readers are kept checked out and reused: a checkout from SQLAlchemy's pool and its
+        # return (which rolls back, one more hop to the worker thread) cost about as much as
+        # a small read itself. Every read function leaves no transaction open (autocommit, or
+        # its own BEGIN ... COMMIT), so an idle reader holds no WAL snapshot.
+        engine = self._ready()
+        connection = self._idle_readers.pop() if self._idle_readers else None
+        if connection is None:
+            connection = await connect(engine, self.path)
         try:
-            return await self._run(connection, fn, *args)
-        finally:
+            result = await self._run(connection, fn, *args)
+        except BaseException:
             await connection.close()
+            raise
+        if self._engine is engine and len(self._idle_readers) < _IDLE_READERS:
+            self._idle_readers.append(connection)
+        else:
+            await connection.close()
+        return result
 
     async def _write(self, fn: Callable[..., T], *args: Any) -> T:
         self._ready()
@@ -219,6 +237,12 @@ class SqliteRecorder:
             return await self._read(worker.fetch, sql.stream, (tenant_id, stream_id, from_version))
         arguments = (tenant_id, stream_id, from_version, to_version)
         return await self._read(worker.fetch, sql.stream_upto, arguments)
+
+    async def read_stream_and_head(
+        self, tenant_id: str, stream_id: str, from_version: int, head_of: str
+    ) -> tuple[list[StoredEvent], StreamHead]:
+        read = worker.in_read_transaction(worker.stream_and_head)
+        return await self._read(read, tenant_id, stream_id, from_version, head_of)
 
     async def read_log(
         self, tenant_id: str, after_position: int, limit: int, to_position: int | None = None

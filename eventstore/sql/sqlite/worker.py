@@ -36,6 +36,7 @@ __all__ = [
     "log_state",
     "rollback",
     "rows",
+    "stream_and_head",
     "stream_head",
     "tenant_position",
     "use_wal",
@@ -158,6 +159,15 @@ def stream_head(db: sqlite3.Connection, tenant_id: str, stream_id: str) -> Strea
     return StreamHead(tenant_id, stream_id, row[0], row[1])
 
 
+def stream_and_head(
+    db: sqlite3.Connection, tenant_id: str, stream_id: str, from_version: int, head_of: str
+) -> tuple[list[StoredEvent], StreamHead]:
+    """A stream's events from ``from_version`` on and another stream's head (run it in one
+    read transaction)."""
+    head = stream_head(db, tenant_id, head_of)
+    return fetch(db, statements().stream, (tenant_id, stream_id, from_version)), head
+
+
 def tenant_position(db: sqlite3.Connection, tenant_id: str) -> int:
     """The tenant head's position (0 when the tenant has no events)."""
     row = db.execute(statements().tenant_position, (tenant_id,)).fetchone()
@@ -201,32 +211,74 @@ def append(
     expected_version: int | None,
     pending: Sequence[PendingEvent],
 ) -> AppendOutcome:
-    """An append inside the caller's ``BEGIN IMMEDIATE`` (which holds the write lock)."""
-    existing = events_by_id(db, tenant_id, [event.event_id for event in pending])
-    retry = match_retry(tenant_id, stream_id, pending, existing)
-    if retry is not None:
-        return AppendOutcome(retry, written=False)
+    """An append inside the caller's ``BEGIN IMMEDIATE`` (which holds the write lock).
+
+    The ids are looked up only when the version check or the insert says they may be
+    recorded already (a retry, or a conflict), as in the PostgreSQL recorder: a new append,
+    the common case, spends no query on them.
+    """
     head = stream_head(db, tenant_id, stream_id)
     if expected_version is not None and expected_version != head.version:
+        # A retry of an append that did commit, or a real conflict.
+        retry = _retry(db, tenant_id, stream_id, pending)
+        if retry is not None:
+            return AppendOutcome(retry, written=False)
         raise ConcurrencyError(tenant_id, stream_id, expected_version, head.version)
     stored = chain_events(head, tenant_position(db, tenant_id), pending, timestamp_now())
-    write_events(db, stored)
+    try:
+        _write_rows(db, stored)
+    except _RecordedId as recorded:
+        # Undo the rows inserted before the duplicate and look the ids up under a fresh
+        # write lock: the originals of a retry, or a conflict.
+        db.execute("ROLLBACK")
+        db.execute("BEGIN IMMEDIATE")
+        retry = _retry(db, tenant_id, stream_id, pending)
+        if retry is None:
+            # Only a file keyed before schema 5 (event ids unique across tenants) gets here.
+            raise IdempotencyConflict(
+                recorded.event_id, "the id is recorded but not visible to this tenant"
+            ) from recorded.__cause__
+        return AppendOutcome(retry, written=False)
     return AppendOutcome(stored, written=True)
 
 
+class _RecordedId(Exception):
+    """An insert met an event id that is recorded already."""
+
+    def __init__(self, event_id: str) -> None:
+        super().__init__(event_id)
+        self.event_id = event_id
+
+
+def _retry(
+    db: sqlite3.Connection, tenant_id: str, stream_id: str, pending: Sequence[PendingEvent]
+) -> list[StoredEvent] | None:
+    existing = events_by_id(db, tenant_id, [event.event_id for event in pending])
+    return match_retry(tenant_id, stream_id, pending, existing)
+
+
 def write_events(db: sqlite3.Connection, stored: Sequence[StoredEvent]) -> None:
-    """Insert chained events with their payloads and move both heads."""
+    """Insert chained events with their payloads and move both heads.
+
+    Raises:
+        IdempotencyConflict: an event id is recorded already.
+    """
+    try:
+        _write_rows(db, stored)
+    except _RecordedId as recorded:
+        raise IdempotencyConflict(
+            recorded.event_id, "the id is recorded already"
+        ) from recorded.__cause__
+
+
+def _write_rows(db: sqlite3.Connection, stored: Sequence[StoredEvent]) -> None:
     sql = statements()
     first, last = stored[0], stored[-1]
     try:
         db.executemany(sql.insert_event, [event_row(event) for event in stored])
     except sqlite3.IntegrityError as error:
         if "events.event_id" in str(error):
-            # A file made before schema 5 keys event ids across tenants: the id is another
-            # tenant's (this tenant's own ids were looked up before the write).
-            raise IdempotencyConflict(
-                first.event_id, "the id is recorded but not visible to this tenant"
-            ) from error
+            raise _RecordedId(first.event_id) from error
         # Otherwise only reachable if the heads disagree with the events table (a damaged
         # database): BEGIN IMMEDIATE holds the write lock, so no other writer moved the stream.
         actual = db.execute(sql.last_version, (first.tenant_id, first.stream_id)).fetchone()[0]

@@ -1,0 +1,66 @@
+"""The projection runner's cache against writers it does not see: another store object on
+the same SQLite file stands for another process (SQLite knows no difference)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from eventstore import EventStore
+from eventstore.records import ERASURE_STREAM
+from projections.ledger import Ledger
+from projections.session.codec import state_digest
+from projections.session.fold import ERASED
+
+
+def turn(index: int) -> dict[str, str]:
+    return {"id": f"m{index}", "role": "user", "content": f"turn {index} about Hangzhou"}
+
+
+async def test_a_cached_state_catches_up_with_another_writer(tmp_path: Path) -> None:
+    path = tmp_path / "ledger.db"
+    async with EventStore.open(path) as ours, EventStore.open(path) as theirs:
+        reader = Ledger(ours).session("acme", "s")
+        await reader.append([turn(0)])
+        cached = await reader.latest()
+        await Ledger(theirs).session("acme", "s").append([turn(1), turn(2)])
+
+        caught_up = await reader.latest()
+        assert caught_up is cached  # folded on, not rebuilt
+        assert [m.id for m in caught_up.messages] == ["m0", "m1", "m2"]
+        rebuilt = await Ledger(ours).sessions.fold("acme", "s")
+        assert state_digest(caught_up) == state_digest(rebuilt)
+
+
+async def test_another_writers_erasure_drops_the_cached_state(tmp_path: Path) -> None:
+    path = tmp_path / "ledger.db"
+    async with EventStore.open(path) as ours, EventStore.open(path) as theirs:
+        reader = Ledger(ours).session("acme", "s")
+        recorded = await reader.append([turn(0), turn(1)])
+        cached = await reader.latest()
+        assert cached.messages[0].content == "turn 0 about Hangzhou"
+
+        await theirs.erase(
+            "acme", [str(recorded[0].event_id)], reason="request", requested_by="dpo"
+        )
+        after = await reader.latest()
+        assert after is not cached  # the cached copy held the erased text
+        assert after.messages[0].content == ERASED
+        assert "Hangzhou" not in after.messages[0].model_dump_json()
+        assert after.messages[1].content == "turn 1 about Hangzhou"
+
+
+async def test_one_read_gives_the_stream_and_the_watched_head(tmp_path: Path) -> None:
+    async with EventStore.open(tmp_path / "ledger.db") as store:
+        session = Ledger(store).session("acme", "s")
+        recorded = await session.append([turn(0), turn(1), turn(2)])
+        await store.erase("acme", [str(recorded[2].event_id)], reason="r", requested_by="dpo")
+
+        events, erasures = await store.read_stream_watching(
+            "acme", "session/s", from_version=2, watch=ERASURE_STREAM
+        )
+        assert [event.version for event in events] == [2, 3]
+        assert events[1].erased
+        assert events[1].data is None
+        assert (erasures.stream_id, erasures.version) == (ERASURE_STREAM, 1)
+        head = await store.stream_head("acme", ERASURE_STREAM)
+        assert erasures == head
