@@ -62,9 +62,12 @@ async def timed(appends: list[Callable[[], Awaitable[object]]], go_file: str) ->
     print(json.dumps({**figures, "busy": [busy_started, busy_finished]}))
 
 
-async def writer(url: str, index: int, count: int, go_file: str, tenant: str) -> None:
+async def writer(
+    url: str, index: int, count: int, go_file: str, tenant: str, protocol: str = "handoff"
+) -> None:
     events = [NewEvent(type="MessageAppended", data=m) for m in make_messages(count, seed=index)]
-    async with EventStore.open(url, lock_timeout=120) as store:
+    handoff = protocol == "handoff"
+    async with EventStore.open(url, lock_timeout=120, lock_handoff=handoff) as store:
         await store.stream_head(tenant, f"writer/{index}")  # connect before the start signal
         await timed(
             [partial(store.append, tenant, f"writer/{index}", [event]) for event in events],
@@ -119,8 +122,11 @@ def run_writers(commands: list[list[str]], go_file: Path) -> dict[str, Any]:
     }
 
 
-async def measure_ctxledger(writers: int, count: int, spread: bool) -> dict[str, Any]:
-    """``spread``: each writer in its own tenant; otherwise all in one tenant."""
+async def measure_ctxledger(
+    writers: int, count: int, spread: bool, protocol: str = "handoff"
+) -> dict[str, Any]:
+    """``spread``: each writer in its own tenant; otherwise all in one tenant. ``protocol``:
+    ``handoff`` (the default lock hand-off) or ``transaction`` (``lock_handoff=False``)."""
     tenants = [f"{TENANT}-{index}" if spread else TENANT for index in range(writers)]
     async with fresh_database() as url:
         async with EventStore.open(url) as store:
@@ -129,7 +135,7 @@ async def measure_ctxledger(writers: int, count: int, spread: bool) -> dict[str,
             go_file = Path(folder) / "go"
             commands = [
                 [sys.executable, "-m", "tests.benchmarks.bench_postgres", "writer", url,
-                 str(index), str(count), str(go_file), tenants[index]]
+                 str(index), str(count), str(go_file), tenants[index], protocol]
                 for index in range(writers)
             ]  # fmt: skip
             result = await asyncio.to_thread(run_writers, commands, go_file)
@@ -192,6 +198,7 @@ async def run(
         "per_writer": per_writer,
         "ctxledger_one_tenant": {},
         "ctxledger_tenant_per_writer": {},
+        "ctxledger_one_tenant_transaction": {},
         "eventsourcing": {},
         "floors": {name: {} for name in FLOORS} if floors else {},
     }
@@ -200,6 +207,8 @@ async def run(
         results["ctxledger_one_tenant"][writers] = one
         spread = await measure_ctxledger(writers, per_writer, spread=True)
         results["ctxledger_tenant_per_writer"][writers] = spread
+        transaction = await measure_ctxledger(writers, per_writer, False, "transaction")
+        results["ctxledger_one_tenant_transaction"][writers] = transaction
         if peer_python:
             peer = await measure_peer(peer_python, writers, per_writer)
             results["eventsourcing"][writers] = peer
@@ -226,6 +235,9 @@ def report(results: dict[str, Any]) -> str:
         lines.append(row(writers, "ctxledger, one tenant", one))
         spread = results["ctxledger_tenant_per_writer"][writers]
         lines.append(row(writers, "ctxledger, a tenant per writer", spread))
+        transaction = results["ctxledger_one_tenant_transaction"].get(writers)
+        if transaction:
+            lines.append(row(writers, "ctxledger, one tenant, no hand-off", transaction))
         peer = results["eventsourcing"].get(writers)
         if peer:
             lines.append(row(writers, "eventsourcing (one log)", peer))
@@ -235,6 +247,13 @@ def report(results: dict[str, Any]) -> str:
             )
         for name, by_writers in results["floors"].items():
             lines.append(row(writers, name, by_writers[writers]))
+        floor = results["floors"].get("raw asyncpg, lock to commit", {}).get(writers)
+        if floor:
+            lines.append(
+                f"{'':>8} ratio events/s to the lock-to-commit floor: one tenant "
+                f"{one['events_per_s'] / floor['events_per_s']:.2f}, a tenant per writer "
+                f"{spread['events_per_s'] / floor['events_per_s']:.2f}"
+            )
     cores = os.cpu_count() or 1
     lines.append(
         f"cpu us: the writer processes' CPU per append; all cpu us: the whole machine's busy "
@@ -246,9 +265,11 @@ def report(results: dict[str, Any]) -> str:
 
 def main() -> None:
     if len(sys.argv) > 1 and sys.argv[1] in ("writer", "floor"):
-        role, url, index, count, go_file, last = sys.argv[1:7]
-        worker = writer if role == "writer" else floor_writer
-        asyncio.run(worker(url, int(index), int(count), go_file, last))
+        role, url, index, count, go_file, last, *protocol = sys.argv[1:8]
+        if role == "writer":
+            asyncio.run(writer(url, int(index), int(count), go_file, last, *protocol))
+        else:
+            asyncio.run(floor_writer(url, int(index), int(count), go_file, last))
         return
     parser = argparse.ArgumentParser(description=(__doc__ or "").split("\n")[0])
     parser.add_argument("--writers", default="1,4,8")

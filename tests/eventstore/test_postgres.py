@@ -278,35 +278,42 @@ async def test_lock_timeout_names_the_tenant(pg_url: str) -> None:
         await holder.close()
 
 
-async def test_connection_killed_mid_append_then_idempotent_retry(pg_url: str) -> None:
+@pytest.mark.parametrize("handoff", [True, False], ids=["handoff", "transaction"])
+async def test_connection_killed_mid_append_then_idempotent_retry(
+    pg_url: str, handoff: bool
+) -> None:
+    # Killed between its write and its commit: inside the one write statement of the hand-off
+    # (its commit delay is a server-side sleep), or idle in the open transaction.
     await filled(pg_url, count=1)
-    inside = asyncio.Event()
-    release = asyncio.Event()
-
-    async def pause_before_commit() -> None:
-        inside.set()
-        await release.wait()
-
-    recorder = PostgresRecorder(pg_url, before_commit=pause_before_commit)
+    # The server-side sleep ends with the kill; a client-side one runs its course first.
+    delay = 60.0 if handoff else 3.0
+    recorder = PostgresRecorder(pg_url, lock_handoff=handoff, commit_delay=lambda: delay)
     batch = [message("a"), message("b"), message("c")]
+    waiting = (
+        "wait_event = 'PgSleep' AND query LIKE '%ctxledger_write%'"
+        if handoff
+        else "state = 'idle in transaction'"
+    )
     async with EventStore(recorder) as store:
         append = asyncio.create_task(store.append("acme", "s", batch))
-        await asyncio.wait_for(inside.wait(), timeout=10)
         db = await superuser(pg_url)
         try:
-            killed = await db.fetchval(
-                "SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity "
-                "WHERE datname = current_database() AND pid <> pg_backend_pid() "
-                "AND state = 'idle in transaction'"
-            )
+            for _ in range(500):
+                killed = await db.fetchval(
+                    "SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity "
+                    "WHERE datname = current_database() AND pid <> pg_backend_pid() "
+                    f"AND {waiting}"
+                )
+                if killed:
+                    break
+                await asyncio.sleep(0.01)
         finally:
             await db.close()
         assert killed == 1
-        release.set()
         with pytest.raises(StorageError, match=r"connection .* was lost"):
             await append
         assert await store.tenant_position("acme") == 1  # nothing partial
-        recorder.before_commit = None
+        recorder.commit_delay = None
         retried = await store.append("acme", "s", batch)
         assert [e.position for e in retried] == [2, 3, 4]
         assert await store.append("acme", "s", batch) == retried  # and idempotent

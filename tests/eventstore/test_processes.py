@@ -38,13 +38,22 @@ async def run_concurrent_writers(
     count: int,
     database: str | None = None,
     max_delay_ms: float = 0,
+    protocol: str = "handoff",
 ) -> list[dict[str, Any]]:
     """Writers in separate processes and a tailing reader; check positions, chains, streams."""
     database = database or str(tmp_path / "ledger.db")
     go_file = tmp_path / "go"
     async with EventStore.open(database) as store:
         processes = [
-            spawn("append", database, str(index), str(count), str(go_file), str(max_delay_ms))
+            spawn(
+                "append",
+                database,
+                str(index),
+                str(count),
+                str(go_file),
+                str(max_delay_ms),
+                protocol,
+            )
             for index in range(workers)
         ]
         total = workers * count
@@ -96,12 +105,15 @@ async def test_eight_processes_append_while_a_reader_tails(tmp_path: Path) -> No
     await run_concurrent_writers(tmp_path, workers=8, count=1000)
 
 
-async def test_postgres_eight_processes_with_commit_delays(tmp_path: Path) -> None:
-    """8 processes x 500 appends into one tenant on PostgreSQL, with random delays inside the
-    append transaction, while a reader tails the log."""
+@pytest.mark.parametrize("protocol", ["handoff", "transaction", "mixed"])
+async def test_postgres_eight_processes_with_commit_delays(tmp_path: Path, protocol: str) -> None:
+    """8 processes x 500 appends into one tenant on PostgreSQL, with random delays while each
+    append holds its tenant's turn and between its write and its commit, while a reader tails
+    the log: by the lock hand-off, by the transaction protocol, and by both at once (a writer
+    of one must never slip between the other's read of the heads and its commit)."""
     async with fresh_database() as url:
         summaries = await run_concurrent_writers(
-            tmp_path, workers=8, count=500, database=url, max_delay_ms=2
+            tmp_path, workers=8, count=500, database=url, max_delay_ms=2, protocol=protocol
         )
     assert sum(summary["conflicts"] for summary in summaries) > 0
 

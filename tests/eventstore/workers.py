@@ -1,9 +1,10 @@
 """Worker processes for the multi-process tests: ``python -m tests.eventstore.workers ...``.
 
-``append DB INDEX COUNT GO_FILE [MAX_DELAY_MS]``  append COUNT events to own streams and, every
-    fifth one, to a shared stream with optimistic concurrency; print a JSON summary. On
-    PostgreSQL, a random delay of up to MAX_DELAY_MS is injected inside every append
-    transaction, just before its commit.
+``append DB INDEX COUNT GO_FILE [MAX_DELAY_MS [PROTOCOL]]``  append COUNT events to own streams
+    and, every fifth one, to a shared stream with optimistic concurrency; print a JSON summary.
+    On PostgreSQL, random delays of up to MAX_DELAY_MS are injected into every append: while
+    it holds its tenant's turn before writing, and between its write and its commit.
+    PROTOCOL: ``handoff`` (default), ``transaction``, or ``mixed`` (even workers hand off).
 ``crash DB BATCH_SIZE``  append batches forever (batch numbers continue from the file); print
     ``ready`` once appending starts. The parent kills it with SIGKILL.
 """
@@ -34,21 +35,34 @@ def wait_for_file(path: str) -> None:
         time.sleep(0.002)
 
 
-def open_store(database: str, max_delay_ms: float) -> EventStore:
+def open_store(database: str, max_delay_ms: float, handoff: bool = True) -> EventStore:
     if not database.startswith("postgresql") or max_delay_ms <= 0:
         return EventStore.open(database, busy_timeout=30)
     from eventstore.sql.postgres.recorder import PostgresRecorder
 
-    async def delay() -> None:
-        await asyncio.sleep(random.uniform(0, max_delay_ms) / 1000)
+    async def before_write() -> None:
+        await asyncio.sleep(random.uniform(0, max_delay_ms) / 2000)
 
-    return EventStore(PostgresRecorder(database, before_commit=delay, lock_timeout=60))
+    def commit_delay() -> float:
+        return random.uniform(0, max_delay_ms) / 1000
+
+    recorder = PostgresRecorder(
+        database,
+        lock_timeout=60,
+        lock_handoff=handoff,
+        before_write=before_write,
+        commit_delay=commit_delay,
+    )
+    return EventStore(recorder)
 
 
-async def append_worker(database: str, index: int, count: int, max_delay_ms: float) -> None:
+async def append_worker(
+    database: str, index: int, count: int, max_delay_ms: float, protocol: str = "handoff"
+) -> None:
     written: list[str] = []
     conflicts = 0
-    async with open_store(database, max_delay_ms) as store:
+    handoff = protocol == "handoff" or (protocol == "mixed" and index % 2 == 0)
+    async with open_store(database, max_delay_ms, handoff) as store:
         for i in range(count):
             if i % 5 == 4:
                 while True:
@@ -108,7 +122,8 @@ def main(argv: list[str]) -> None:
     if command == "append":
         wait_for_file(args[3])
         delay = float(args[4]) if len(args) > 4 else 0.0
-        asyncio.run(append_worker(args[0], int(args[1]), int(args[2]), delay))
+        protocol = args[5] if len(args) > 5 else "handoff"
+        asyncio.run(append_worker(args[0], int(args[1]), int(args[2]), delay, protocol))
     elif command == "crash":
         asyncio.run(crash_worker(args[0], int(args[1])))
     else:

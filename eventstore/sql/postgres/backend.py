@@ -37,6 +37,7 @@ _OPTIONS: dict[str, Callable[[Any], Any]] = {
     "lock_timeout": _seconds_or_none,
     "row_level_security": bool,
     "pool_size": _pool_size,
+    "lock_handoff": bool,
 }
 
 
@@ -45,7 +46,8 @@ def open_recorder(url: str, options: Mapping[str, Any]) -> PostgresRecorder:
 
     Options (keywords of ``EventStore.open``): ``create`` (default true), ``lock_timeout``
     (seconds an append waits for its tenant's lock, default 10; None waits as long as the
-    server allows), ``row_level_security`` (default false) and ``pool_size`` (default 5).
+    server allows), ``row_level_security`` (default false), ``pool_size`` (default 5) and
+    ``lock_handoff`` (default true; false behind a pooler in transaction mode).
     """
     try:
         parsed = make_url(url)

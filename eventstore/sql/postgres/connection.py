@@ -107,7 +107,11 @@ class Connections:
                 raise
             raise translated from error
         finally:
-            if not self._checkin(connection, driver, clean) and not connection.invalidated:
+            if self._checkin(connection, driver, clean) or connection.invalidated:
+                pass
+            elif driver.is_closed():
+                await connection.invalidate()  # terminated by the operation: not for reuse
+            else:
                 await connection.close()
 
     async def _checkout(self, tenant_id: str | None) -> tuple[AsyncConnection, asyncpg.Connection]:

@@ -56,6 +56,84 @@ def _pg_refuse(name: str, table: str, when: str, message: str) -> str:
     )
 
 
+_TURN, _COMMIT = 0x7475726E, 0x636F6D6D  # hashtextextended seeds ("turn", "comm")
+
+#: The lock hand-off's two functions (see ``handoff``: the turn and the commit lock).
+HANDOFF_DDL: tuple[str, ...] = (
+    f"""CREATE OR REPLACE FUNCTION ctxledger_enter(p_tenant text, p_stream text,
+        p_lock_timeout text, p_row_security boolean, OUT backend integer,
+        OUT tenant_position bigint, OUT stream_version bigint, OUT stream_hash bytea)
+    LANGUAGE plpgsql VOLATILE AS $$
+    BEGIN
+        IF p_lock_timeout IS NOT NULL THEN
+            PERFORM set_config('lock_timeout', p_lock_timeout, true);
+        END IF;
+        IF p_row_security THEN
+            PERFORM set_config('ctxledger.tenant', p_tenant, true);
+        END IF;
+        PERFORM pg_advisory_lock(hashtextextended(p_tenant, {_TURN}));
+        PERFORM pg_advisory_xact_lock_shared(hashtextextended(p_tenant, {_COMMIT}));
+        backend := pg_backend_pid();
+        SELECT position INTO tenant_position FROM tenant_heads WHERE tenant_id = p_tenant;
+        tenant_position := coalesce(tenant_position, 0);
+        SELECT version, hash INTO stream_version, stream_hash FROM stream_heads
+            WHERE tenant_id = p_tenant AND stream_id = p_stream;
+    END $$""",
+    f"""CREATE OR REPLACE FUNCTION ctxledger_write(p_backend integer, p_tenant text,
+        p_stream text, p_lock_timeout text, p_row_security boolean, p_recorded_at bigint,
+        p_positions bigint[], p_versions bigint[], p_ids bytea[], p_types text[],
+        p_schema_versions int[], p_actors text[], p_payload_hashes bytea[],
+        p_prev_hashes bytea[], p_hashes bytea[], p_salts bytea[], p_payloads bytea[],
+        p_delay double precision)
+    RETURNS void LANGUAGE plpgsql VOLATILE AS $$
+    DECLARE
+        n integer := cardinality(p_positions);
+    BEGIN
+        IF pg_backend_pid() <> p_backend THEN
+            RAISE EXCEPTION 'ctxledger: the lock hand-off ran in two server sessions'
+                USING ERRCODE = 'object_not_in_prerequisite_state';
+        END IF;
+        IF p_lock_timeout IS NOT NULL THEN
+            PERFORM set_config('lock_timeout', p_lock_timeout, true);
+        END IF;
+        IF p_row_security THEN
+            PERFORM set_config('ctxledger.tenant', p_tenant, true);
+        END IF;
+        PERFORM pg_advisory_xact_lock(hashtextextended(p_tenant, {_COMMIT}));
+        PERFORM pg_advisory_unlock(hashtextextended(p_tenant, {_TURN}));
+        -- Move the tenant head only from where enter read it: the row lock waits for a
+        -- writer of the transaction protocol, and its re-checked condition sees its commit.
+        UPDATE tenant_heads SET position = p_positions[n]
+            WHERE tenant_id = p_tenant AND position = p_positions[1] - 1;
+        IF NOT FOUND THEN
+            INSERT INTO tenant_heads (tenant_id, position)
+                SELECT p_tenant, p_positions[n] WHERE p_positions[1] = 1
+                ON CONFLICT (tenant_id) DO NOTHING;
+            IF NOT FOUND THEN
+                RAISE EXCEPTION 'ctxledger: the tenant head moved' USING ERRCODE = '40001';
+            END IF;
+        END IF;
+        INSERT INTO events (tenant_id, position, stream_id, version, event_id, type,
+                schema_version, recorded_at, actor, payload_hash, prev_hash, hash)
+            SELECT p_tenant, x.position, p_stream, x.version, x.event_id, x.type,
+                x.schema_version, p_recorded_at, x.actor, x.payload_hash, x.prev_hash, x.hash
+            FROM unnest(p_positions, p_versions, p_ids, p_types, p_schema_versions, p_actors,
+                p_payload_hashes, p_prev_hashes, p_hashes) AS x(position, version, event_id,
+                type, schema_version, actor, payload_hash, prev_hash, hash);
+        INSERT INTO payloads (event_id, tenant_id, salt, payload)
+            SELECT y.event_id, p_tenant, y.salt, y.payload
+            FROM unnest(p_ids, p_salts, p_payloads) AS y(event_id, salt, payload);
+        INSERT INTO stream_heads (tenant_id, stream_id, version, hash)
+            VALUES (p_tenant, p_stream, p_versions[n], p_hashes[n])
+            ON CONFLICT (tenant_id, stream_id)
+            DO UPDATE SET version = EXCLUDED.version, hash = EXCLUDED.hash;
+        IF p_delay > 0 THEN
+            PERFORM pg_sleep(p_delay);
+        END IF;
+    END $$""",
+)
+
+
 #: PostgreSQL functions, triggers, row-level-security policies and the full-text index
 #: (run after the tables).
 POSTGRES_DDL: tuple[str, ...] = (
@@ -87,6 +165,7 @@ POSTGRES_DDL: tuple[str, ...] = (
         SELECT version, hash INTO stream_version, stream_hash FROM stream_heads
             WHERE tenant_id = p_tenant AND stream_id = p_stream;
     END $$""",
+    *HANDOFF_DDL,
     _REKEY_BY_TENANT,
     """CREATE OR REPLACE FUNCTION ctxledger_refuse() RETURNS trigger LANGUAGE plpgsql AS $$
     BEGIN

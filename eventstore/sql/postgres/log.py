@@ -1,23 +1,45 @@
-"""The append's round trips on PostgreSQL: lock the tenant (reading the stream head), write
-everything in one statement, and the idempotency lookup."""
+"""The append's round trips on PostgreSQL in one transaction (the protocol without the lock
+hand-off): lock the tenant (reading the stream head), write everything in one statement, commit;
+and the idempotency lookup both protocols share."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import asyncio
+from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from eventstore.ids import id_bytes
-from eventstore.records import StoredEvent, StreamHead
+from eventstore.records import PendingEvent, StoredEvent, StreamHead, chain_events
 from eventstore.sql.postgres.statements import statements
 from eventstore.sql.rows import stored_event
-from eventstore.timestamps import parse_timestamp
+from eventstore.timestamps import parse_timestamp, timestamp_now
 
 if TYPE_CHECKING:
     import asyncpg
 
-__all__ = ["DuplicateEventId", "events_by_id", "lock", "write"]
+__all__ = [
+    "AppendOptions",
+    "DuplicateEventId",
+    "append_locked",
+    "events_by_id",
+    "lock",
+    "raise_if_duplicate",
+    "write",
+]
 
 _ID_CONSTRAINTS = ("events_event_id_uq", "payloads_pk", "payloads_pkey")
+
+
+@dataclass(frozen=True, slots=True)
+class AppendOptions:
+    """How an append runs: the lock timeout (PostgreSQL's text form), row-level security, and
+    the test hooks (see :class:`~eventstore.sql.postgres.recorder.PostgresRecorder`)."""
+
+    lock_timeout: str | None
+    row_level_security: bool
+    before_write: Callable[[], Awaitable[None]] | None = None
+    commit_delay: Callable[[], float] | None = None
 
 
 class DuplicateEventId(Exception):
@@ -44,6 +66,29 @@ async def lock(
     if version is None:
         return position, StreamHead.empty(tenant_id, stream_id)
     return position, StreamHead(tenant_id, stream_id, version, digest)
+
+
+async def append_locked(
+    db: asyncpg.Connection,
+    options: AppendOptions,
+    tenant_id: str,
+    stream_id: str,
+    expected_version: int | None,
+    pending: Sequence[PendingEvent],
+) -> list[StoredEvent] | StreamHead:
+    """Inside the caller's transaction: lock, check the version, chain and write. Returns the
+    records, or the stream head when it is not at ``expected_version``."""
+    rls = options.row_level_security
+    position, head = await lock(db, tenant_id, stream_id, options.lock_timeout, rls)
+    if expected_version is not None and expected_version != head.version:
+        return head
+    stored = chain_events(head, position, pending, timestamp_now())
+    if options.before_write is not None:
+        await options.before_write()
+    await write(db, stored)
+    if options.commit_delay is not None:
+        await asyncio.sleep(options.commit_delay())
+    return stored
 
 
 async def events_by_id(
@@ -79,7 +124,12 @@ async def write(db: asyncpg.Connection, stored: Sequence[StoredEvent]) -> None:
             last.position,
         )
     except Exception as error:
-        # payloads_pkey: the name before schema 5 keyed payloads by tenant.
-        if getattr(error, "constraint_name", None) in _ID_CONSTRAINTS:
-            raise DuplicateEventId(first.event_id) from error
+        raise_if_duplicate(error, first.event_id)
         raise
+
+
+def raise_if_duplicate(error: Exception, event_id: str) -> None:
+    """Raise :class:`DuplicateEventId` if ``error`` is a unique violation of an event id."""
+    # payloads_pkey: the name before schema 5 keyed payloads by tenant.
+    if getattr(error, "constraint_name", None) in _ID_CONSTRAINTS:
+        raise DuplicateEventId(event_id) from error

@@ -1,12 +1,12 @@
 """The PostgreSQL recorder: SQLAlchemy 2 async engine and pool over asyncpg.
 
-Ordering: each tenant has one row in ``tenant_heads``. An append does everything it can first
-(encoding and hashing happen in the store), then locks that row ``FOR UPDATE`` and reads the
-stream head (one call of ``ctxledger_lock``), chains the events, writes events, payloads and
-both heads in one statement, and commits. The row lock is held from the lock statement to the
-commit, so positions are assigned in commit order without gaps, and tenants never wait for
-each other. PostgreSQL makes a commit visible before it releases the transaction's locks, so a
-reader tailing "after position p" never sees p + 2 before p + 1.
+Ordering: an append does everything it can first (encoding and hashing happen in the store),
+then takes its tenant's turn and reads the heads, chains the events and writes them: by default
+with the lock hand-off, two autocommit statements (:mod:`~eventstore.sql.postgres.handoff`);
+with ``lock_handoff=False`` in one transaction holding the tenant's head row ``FOR UPDATE``
+(:mod:`~eventstore.sql.postgres.log`). Either way positions are assigned in commit order
+without gaps, tenants never wait for each other, and both protocols may write one database at
+once.
 """
 
 from __future__ import annotations
@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING
 from sqlalchemy.ext.asyncio import create_async_engine
 
 import eventstore.sql.postgres.documents as docs
+import eventstore.sql.postgres.handoff as handoff
 from eventstore.erasure import run_erasure
 from eventstore.errors import ConcurrencyError, IdempotencyConflict, StorageError
 from eventstore.recorder import (
@@ -33,12 +34,11 @@ from eventstore.records import (
     SnapshotRecord,
     StoredEvent,
     StreamHead,
-    chain_events,
     match_retry,
 )
 from eventstore.sql.postgres.connection import Connections
 from eventstore.sql.postgres.erasure import PostgresErasure
-from eventstore.sql.postgres.log import DuplicateEventId, events_by_id, lock, write
+from eventstore.sql.postgres.log import AppendOptions, DuplicateEventId, append_locked, events_by_id
 from eventstore.sql.postgres.schema_steps import PostgresSchemaSteps
 from eventstore.sql.postgres.statements import statements
 from eventstore.sql.rows import contiguous, stored_event
@@ -68,8 +68,13 @@ class PostgresRecorder:
         pool_size: connections the recorder keeps open for its next operations; SQLAlchemy's
             pool keeps up to as many again after a burst, and at most ``pool_size + 10`` are
             open at once.
-        before_commit: an async hook awaited just before an append commits (fault and delay
-            injection in tests).
+        lock_handoff: append in two autocommit statements with the lock hand-off (see
+            :mod:`~eventstore.sql.postgres.handoff`; the default), or False for one
+            transaction of four round trips, which PgBouncer in transaction mode needs.
+        before_write: an async hook awaited once an append holds its tenant's turn, before
+            it writes (fault and delay injection in tests).
+        commit_delay: seconds an append waits between its write and its commit (delay
+            injection in tests: the ordering under slow commits).
     """
 
     def __init__(
@@ -80,14 +85,18 @@ class PostgresRecorder:
         row_level_security: bool = False,
         create: bool = True,
         pool_size: int = 5,
-        before_commit: Callable[[], Awaitable[None]] | None = None,
+        lock_handoff: bool = True,
+        before_write: Callable[[], Awaitable[None]] | None = None,
+        commit_delay: Callable[[], float] | None = None,
     ) -> None:
         self.url = url
         self.lock_timeout = lock_timeout
         self.row_level_security = row_level_security
         self.create = create
         self.pool_size = pool_size
-        self.before_commit = before_commit
+        self.lock_handoff = lock_handoff
+        self.before_write = before_write
+        self.commit_delay = commit_delay
         self._connections = Connections(url, keep=pool_size)
 
     # -- lifecycle ---------------------------------------------------------------------------
@@ -151,30 +160,13 @@ class PostgresRecorder:
         expected_version: int | None,
         pending: Sequence[PendingEvent],
     ) -> AppendOutcome:
-        # Four round trips: BEGIN, lock (with the stream head), write, COMMIT. The idempotency
-        # lookup happens only when the write or the version check says it is needed.
-        ids = [event.event_id for event in pending]
-        rls = self.row_level_security
+        # The ids are looked up only when the write or the version check says it is needed.
+        protocol = self._append_handing_off if self.lock_handoff else self._append_in_transaction
         try:
-            async with self._connections.connection(tenant_id) as db, db.transaction():
-                position, head = await lock(db, tenant_id, stream_id, self._lock_timeout(), rls)
-                if expected_version is not None and expected_version != head.version:
-                    # A retry of an append that did commit, or a real conflict.
-                    existing = await events_by_id(db, tenant_id, ids)
-                    retry = match_retry(tenant_id, stream_id, pending, existing)
-                    if retry is not None:
-                        return AppendOutcome(retry, written=False)
-                    raise ConcurrencyError(tenant_id, stream_id, expected_version, head.version)
-                stored = chain_events(head, position, pending, timestamp_now())
-                await write(db, stored)
-                if self.before_commit is not None:
-                    await self.before_commit()
-            return AppendOutcome(stored, written=True)
+            written = await protocol(tenant_id, stream_id, expected_version, pending)
         except DuplicateEventId as duplicate:
             # Some ids are recorded already: the originals of a retry, or a conflict.
-            async with self._transaction(tenant_id) as db:
-                existing = await events_by_id(db, tenant_id, ids)
-            retry = match_retry(tenant_id, stream_id, pending, existing)
+            retry = await self._originals(tenant_id, stream_id, pending)
             if retry is None:
                 # Only a database keyed before schema 5 (event ids unique across tenants, a
                 # re-key pending) gets here: the id is another tenant's.
@@ -182,6 +174,51 @@ class PostgresRecorder:
                     duplicate.event_id, "the id is recorded but not visible to this tenant"
                 ) from duplicate
             return AppendOutcome(retry, written=False)
+        if isinstance(written, StreamHead):
+            # The version check failed: a retry of an append that did commit, or a conflict.
+            retry = await self._originals(tenant_id, stream_id, pending)
+            if retry is not None:
+                return AppendOutcome(retry, written=False)
+            assert expected_version is not None
+            raise ConcurrencyError(tenant_id, stream_id, expected_version, written.version)
+        return AppendOutcome(written, written=True)
+
+    async def _append_handing_off(
+        self,
+        tenant_id: str,
+        stream_id: str,
+        expected_version: int | None,
+        pending: Sequence[PendingEvent],
+    ) -> list[StoredEvent] | StreamHead:
+        async with self._connections.connection(tenant_id) as db:
+            return await handoff.append(
+                db, self._options(), tenant_id, stream_id, expected_version, pending
+            )
+
+    async def _append_in_transaction(
+        self,
+        tenant_id: str,
+        stream_id: str,
+        expected_version: int | None,
+        pending: Sequence[PendingEvent],
+    ) -> list[StoredEvent] | StreamHead:
+        async with self._connections.connection(tenant_id) as db, db.transaction():
+            return await append_locked(
+                db, self._options(), tenant_id, stream_id, expected_version, pending
+            )
+
+    def _options(self) -> AppendOptions:
+        return AppendOptions(
+            self._lock_timeout(), self.row_level_security, self.before_write, self.commit_delay
+        )
+
+    async def _originals(
+        self, tenant_id: str, stream_id: str, pending: Sequence[PendingEvent]
+    ) -> list[StoredEvent] | None:
+        ids = [event.event_id for event in pending]
+        async with self._reader(tenant_id) as db:
+            existing = await events_by_id(db, tenant_id, ids)
+        return match_retry(tenant_id, stream_id, pending, existing)
 
     async def erase(
         self, tenant_id: str, event_ids: Sequence[str], make_erasure: MakeErasure

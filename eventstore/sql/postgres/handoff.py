@@ -1,0 +1,177 @@
+"""The lock hand-off: a PostgreSQL append in two autocommit statements instead of four round
+trips (``BEGIN``, lock, write, ``COMMIT``), with the same gap-free, commit-ordered positions.
+
+Two advisory locks per tenant, keyed by a hash of the tenant id:
+
+- the *turn* (session level): one writer at a time holds it from its ``enter`` statement to
+  its ``write`` statement, so writers queue on the server instead of retrying;
+- the *commit* lock (transaction level): a ``write`` takes it exclusively, then hands the turn
+  on, and holds it until it commits; ``enter`` takes it shared, so the next writer reads the
+  heads only once its predecessor's commit is visible (PostgreSQL makes a commit visible
+  before it releases the transaction's locks).
+
+So the next writer's ``enter`` is already waiting while the predecessor commits, and the
+holder of the turn is scheduled once per append instead of twice. As a second line, ``write``
+locks the tenant's head row ``FOR UPDATE`` and refuses (SQLSTATE 40001) if the position moved
+since ``enter``: a writer of the older transaction protocol (an erasure, ``lock_handoff=False``,
+an older release) never interleaves unnoticed; the recorder then enters again.
+
+The turn is a session lock across two statements, so the hand-off needs the same server
+session for both: not PgBouncer in transaction mode (use ``lock_handoff=False`` there). The
+``write`` statement checks that it runs in the session that took the turn.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+from eventstore.errors import StorageError
+from eventstore.ids import id_bytes
+from eventstore.records import PendingEvent, StoredEvent, StreamHead, chain_events
+from eventstore.sql.postgres.log import AppendOptions, raise_if_duplicate
+from eventstore.timestamps import parse_timestamp, timestamp_now
+
+if TYPE_CHECKING:
+    import asyncpg
+
+__all__ = ["HeadMoved", "append", "enter", "give_back", "leave", "write"]
+
+
+_TWO_SESSIONS = "55000"  # object_not_in_prerequisite_state, raised by ctxledger_write
+
+
+class HeadMoved(Exception):
+    """A writer of the transaction protocol moved the tenant head between enter and write."""
+
+
+async def append(
+    db: asyncpg.Connection,
+    options: AppendOptions,
+    tenant_id: str,
+    stream_id: str,
+    expected_version: int | None,
+    pending: Sequence[PendingEvent],
+) -> list[StoredEvent] | StreamHead:
+    """Enter, check the version, chain, write. Returns the records, or the stream head when
+    it is not at ``expected_version``."""
+    timeout, rls = options.lock_timeout, options.row_level_security
+    while True:
+        try:
+            backend, position, head = await enter(db, tenant_id, stream_id, timeout, rls)
+            if expected_version is not None and expected_version != head.version:
+                await leave(db)
+                return head
+            stored = chain_events(head, position, pending, timestamp_now())
+            if options.before_write is not None:
+                await options.before_write()
+            delay = options.commit_delay() if options.commit_delay is not None else 0.0
+            await write(db, backend, stored, timeout, rls, delay)
+            return stored
+        except HeadMoved:
+            continue  # a writer of the transaction protocol came between: enter again
+        except BaseException as error:
+            await give_back(db, error)
+            raise
+
+
+async def enter(
+    db: asyncpg.Connection,
+    tenant_id: str,
+    stream_id: str,
+    lock_timeout: str | None,
+    row_level_security: bool,
+) -> tuple[int, int, StreamHead]:
+    """Take the tenant's turn once its predecessor has committed: the server session, the
+    tenant position and the stream's head."""
+    row = await db.fetchrow(
+        "SELECT * FROM ctxledger_enter($1, $2, $3, $4)",
+        tenant_id,
+        stream_id,
+        lock_timeout,
+        row_level_security,
+    )
+    assert row is not None  # the function always returns one row
+    backend, position, version, digest = row
+    if version is None:
+        return backend, position, StreamHead.empty(tenant_id, stream_id)
+    return backend, position, StreamHead(tenant_id, stream_id, version, digest)
+
+
+async def leave(db: asyncpg.Connection) -> None:
+    """Give the turn back without writing (the version check failed)."""
+    await db.execute("SELECT pg_advisory_unlock_all()")
+
+
+async def give_back(db: asyncpg.Connection, error: BaseException) -> None:
+    """After ``error`` at any point of an append: make sure the session holds no turn, which
+    would stop every writer of the tenant. Unlocking is harmless when it holds none (a
+    duplicate id's ``write`` handed the turn on before it failed); when the connection cannot
+    answer (lost, or the task was cancelled mid-protocol), it is closed, which ends the
+    server session and its locks."""
+    from eventstore.sql.postgres.connection import is_connection_loss
+
+    if is_connection_loss(error) or db.is_closed():
+        return
+    if isinstance(error, Exception):
+        try:
+            await leave(db)
+            return
+        except Exception:
+            pass
+    db.terminate()
+
+
+async def write(
+    db: asyncpg.Connection,
+    backend: int,
+    stored: Sequence[StoredEvent],
+    lock_timeout: str | None,
+    row_level_security: bool,
+    delay: float = 0.0,
+) -> None:
+    """Write the chained events, hand the turn on and commit, in one statement.
+
+    Raises:
+        DuplicateEventId: an id is recorded already (the turn is handed on all the same).
+        HeadMoved: another protocol's writer moved the tenant head; enter again.
+    """
+    import asyncpg
+
+    first = stored[0]
+    try:
+        await db.execute(
+            "SELECT ctxledger_write($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13,"
+            " $14, $15, $16, $17, $18)",
+            backend,
+            first.tenant_id,
+            first.stream_id,
+            lock_timeout,
+            row_level_security,
+            parse_timestamp(stored[-1].recorded_at),
+            [event.position for event in stored],
+            [event.version for event in stored],
+            [id_bytes(event.event_id) for event in stored],
+            [event.type for event in stored],
+            [event.schema_version for event in stored],
+            [event.actor for event in stored],
+            [event.payload_hash for event in stored],
+            [event.prev_hash for event in stored],
+            [event.hash for event in stored],
+            [event.salt for event in stored],
+            [event.payload for event in stored],
+            delay,
+        )
+    except asyncpg.exceptions.SerializationError as error:
+        raise HeadMoved() from error
+    except asyncpg.exceptions.ObjectNotInPrerequisiteStateError as error:
+        if error.sqlstate != _TWO_SESSIONS:  # a subclass, such as a lock timeout
+            raise
+        raise StorageError(
+            "the lock hand-off needs both of an append's statements in one server session, "
+            "and they ran in two (a pooler in transaction mode, such as PgBouncer's): open "
+            "the store with lock_handoff=False"
+        ) from error
+    except Exception as error:
+        raise_if_duplicate(error, first.event_id)
+        raise

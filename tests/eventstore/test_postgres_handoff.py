@@ -1,0 +1,115 @@
+"""The lock hand-off's failure paths on a real server: a turn is never left held, a write in
+another session is refused, and a writer of the transaction protocol in between is noticed.
+(Ordering under load is in ``test_processes``: 8 processes per protocol and both at once.)"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator
+
+import asyncpg
+import pytest
+
+from eventstore import ConcurrencyError, EventStore, NewEvent, StorageError
+from eventstore.records import PendingEvent, chain_events
+from eventstore.sql.postgres import handoff
+from eventstore.sql.postgres.recorder import PostgresRecorder
+from tests.postgres import dsn, fresh_database
+
+
+def message(text: str) -> NewEvent:
+    return NewEvent(type="MessageAppended", data={"role": "user", "content": text})
+
+
+@pytest.fixture
+async def pg_url() -> AsyncIterator[str]:
+    async with fresh_database() as url:
+        yield url
+
+
+async def advisory_locks(url: str) -> int:
+    db = await asyncpg.connect(dsn(url))
+    try:
+        count: int = await db.fetchval(
+            "SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND pid <> pg_backend_pid()"
+        )
+        return count
+    finally:
+        await db.close()
+
+
+async def test_a_cancelled_append_gives_the_turn_back(pg_url: str) -> None:
+    inside, never = asyncio.Event(), asyncio.Event()
+
+    async def hold() -> None:
+        inside.set()
+        await never.wait()
+
+    async with (
+        EventStore(PostgresRecorder(pg_url, before_write=hold)) as stuck,
+        EventStore.open(pg_url, lock_timeout=5) as other,
+    ):
+        append = asyncio.create_task(stuck.append("acme", "s", [message("a")]))
+        await asyncio.wait_for(inside.wait(), timeout=10)
+        assert await advisory_locks(pg_url) == 1  # the turn, held while it waits
+        append.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await append
+        (recorded,) = await other.append("acme", "s", [message("b")])
+        assert recorded.position == 1
+        assert await advisory_locks(pg_url) == 0
+        assert (await other.verify("acme")).ok
+
+
+async def test_a_failed_version_check_gives_the_turn_back(pg_url: str) -> None:
+    async with EventStore.open(pg_url, lock_timeout=5) as store:
+        await store.append("acme", "s", [message("a")])
+        with pytest.raises(ConcurrencyError, match="at version 0, found 1"):
+            await store.append("acme", "s", [message("b")], expected_version=0)
+        assert await advisory_locks(pg_url) == 0
+        (recorded,) = await store.append("acme", "s", [message("c")], expected_version=1)
+        assert recorded.version == 2
+
+
+async def test_a_write_in_another_session_is_refused(pg_url: str) -> None:
+    # What a pooler in transaction mode would do: enter in one session, write in another.
+    async with EventStore.open(pg_url) as store:
+        await store.tenant_position("acme")  # the schema
+    first = await asyncpg.connect(dsn(pg_url))
+    second = await asyncpg.connect(dsn(pg_url))
+    try:
+        backend, position, head = await handoff.enter(first, "acme", "s", None, False)
+        pending = PendingEvent(
+            "0190f2c4-6a7e-7c3b-9d2e-5f1a2b3c4d5e", "T", 1, None, b"{}", b"s" * 16, b"h" * 32
+        )
+        stored = chain_events(head, position, [pending], "2026-12-01T00:00:00.000000Z")
+        with pytest.raises(StorageError, match="lock_handoff=False"):
+            await handoff.write(second, backend, stored, None, False)
+        await handoff.leave(first)
+        assert await second.fetchval("SELECT count(*) FROM events") == 0
+    finally:
+        for db in (first, second):
+            await db.close()
+
+
+async def test_a_transaction_writer_in_between_makes_the_append_enter_again(
+    pg_url: str,
+) -> None:
+    entered = 0
+
+    async def after_enter() -> None:
+        # Once: a writer of the transaction protocol commits after this append read the
+        # heads and before it writes.
+        nonlocal entered
+        entered += 1
+        if entered == 1:
+            await transaction_writer.append("acme", "other", [message("between")])
+
+    transaction_writer = EventStore(PostgresRecorder(pg_url, lock_handoff=False))
+    handing_off = EventStore(PostgresRecorder(pg_url, before_write=after_enter))
+    async with transaction_writer, handing_off:
+        await transaction_writer.append("acme", "s", [message("first")])
+        (recorded,) = await handing_off.append("acme", "s", [message("second")])
+        assert entered == 2
+        assert (recorded.position, recorded.version) == (3, 2)
+        assert (await handing_off.verify("acme")).ok
