@@ -65,10 +65,11 @@ def test_postgres_benchmark_prints_every_figure() -> None:
     output = quick_run("tests.benchmarks.bench_postgres", "--writers", "1,2", "--per-writer", "20")
     for fragment in ("ctxledger, one tenant", "a tenant per writer", "all cpu us", "ceiling"):
         assert fragment in output
-    for floor in ("lock to commit", "lock hand-off", "sequence (no order)"):
+    for floor in ("lock to commit", "lock hand-off", "sequence (no order)", "no hand-off"):
         assert output.count(floor) == 2  # one row per writer count
+    assert output.count("ratio events/s to the lock-to-commit floor") == 2
     rows = [line.split() for line in output.splitlines() if "ctxledger," in line]
-    assert len(rows) == 4
+    assert len(rows) == 6
     assert all(float(row[-1]) > 0 and float(row[-2]) > 0 for row in rows)  # CPU per append
 
 
