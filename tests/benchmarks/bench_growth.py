@@ -11,7 +11,11 @@ alongside for the baselines. At each size, in the same process:
 - single durable append p50 (one event per transaction, synchronous=FULL), 200 samples, and
   a batch of 100 events p50, 20 samples;
 - warm render p50 of a 1,000-message session in the tenant (one message appended before each,
-  its state cached) and time travel p50 (renders at random earlier versions of it);
+  its state cached) and time travel p50 (renders at random earlier versions of it), both in
+  the process that filled the tenant and in a fresh one (a server started on the big file).
+  Each size gets two new sessions of the same 1,000 messages, one for each process: a render
+  costs what its window holds, and the short turns appended while measuring would otherwise
+  pile up in the window of one session measured at every size;
 - verify of the whole tenant against a raw read-all of the same rows with ``json.loads``
   (each row decoded and dropped, per event);
 - file bytes per event against the raw table's (both checkpointed and vacuumed).
@@ -26,6 +30,8 @@ import asyncio
 import json
 import sqlite3
 import statistics
+import subprocess
+import sys
 import tempfile
 import time
 from pathlib import Path
@@ -107,9 +113,20 @@ async def batch_appends(store: EventStore, size: int, count: int = 20) -> float:
     return p50(samples)
 
 
-async def renders(ledger: Ledger, turns: int = 30) -> tuple[float, float]:
-    """Warm render p50 and time-travel p50 of the probe session."""
-    session = ledger.session(TENANT, "probe")
+async def probe_sessions(store: EventStore, size: int) -> tuple[str, str]:
+    """Two new sessions of the same 1,000 messages: one for this process, one for a fresh."""
+    names = (f"probe-{size}", f"probe-{size}-fresh")
+    messages = conversation(1000)
+    for name in names:
+        session = Ledger(store, counter=TiktokenCounter()).session(TENANT, name)
+        for first in range(0, 1000, 250):
+            await session.append(messages[first : first + 250])
+    return names
+
+
+async def renders(ledger: Ledger, session_id: str, turns: int = 100) -> tuple[float, float]:
+    """Warm render p50 and time-travel p50 of a probe session."""
+    session = ledger.session(TENANT, session_id)
     state = await session.latest()
     base = len(state.messages)
     warm = []
@@ -120,8 +137,25 @@ async def renders(ledger: Ledger, turns: int = 30) -> tuple[float, float]:
         await session.render(BUDGET)
         warm.append(time.perf_counter() - began)
     latest = (await session.latest()).version
-    travel = await time_travel(ledger, "probe", latest, turns, tenant=TENANT, budget=BUDGET)
+    travel = await time_travel(ledger, session_id, latest, turns, tenant=TENANT, budget=BUDGET)
     return p50(warm), p50(travel)
+
+
+def renders_in_a_fresh_process(path: Path, session_id: str) -> tuple[float, float]:
+    """Warm render and time-travel p50 measured by a new process opening the tenant's file."""
+    command = [
+        *(sys.executable, "-m", "tests.benchmarks.bench_growth"),
+        *("renders", str(path), session_id),
+    ]
+    done = subprocess.run(command, capture_output=True, text=True, check=True)
+    figures = json.loads(done.stdout)
+    return figures["warm_s"], figures["travel_s"]
+
+
+async def child_renders(path: Path, session_id: str) -> None:
+    async with EventStore.open(path) as store:
+        warm_s, travel_s = await renders(Ledger(store, counter=TiktokenCounter()), session_id)
+    print(json.dumps({"warm_s": warm_s, "travel_s": travel_s}))
 
 
 async def verify_ratio(tenant: Tenant) -> tuple[float, float]:
@@ -152,8 +186,10 @@ async def measure(tenant: Tenant, size: int) -> dict[str, float]:
         rate = await tenant.fill_to(store, size)
         append_s = await single_appends(store, size)
         batch_s = await batch_appends(store, size)
-        warm_s, travel_s = await renders(Ledger(store, counter=TiktokenCounter()))
+        ours, theirs = await probe_sessions(store, size)
+        warm_s, travel_s = await renders(Ledger(store, counter=TiktokenCounter()), ours)
         events = await store.tenant_position(TENANT)
+    fresh_warm_s, fresh_travel_s = renders_in_a_fresh_process(tenant.path, theirs)
     verify_s, raw_s = await verify_ratio(tenant)
     return {
         "size": size,
@@ -162,6 +198,8 @@ async def measure(tenant: Tenant, size: int) -> dict[str, float]:
         "batch_ms": batch_s * 1e3,
         "render_ms": warm_s * 1e3,
         "travel_ms": travel_s * 1e3,
+        "fresh_render_ms": fresh_warm_s * 1e3,
+        "fresh_travel_ms": fresh_travel_s * 1e3,
         "verify_s": verify_s * events,
         "raw_s": raw_s * events,
         "verify_ratio": verify_s / raw_s,
@@ -170,7 +208,7 @@ async def measure(tenant: Tenant, size: int) -> dict[str, float]:
 
 
 async def start(tenant: Tenant) -> None:
-    """The probe session (1,000 messages) first, so its state is the same at every size."""
+    """The tenant's first 1,000 events: a session, with the same rows in the raw twin."""
     async with EventStore.open(tenant.path) as store:
         session = Ledger(store, counter=TiktokenCounter()).session(TENANT, "probe")
         messages = conversation(1000)
@@ -191,6 +229,9 @@ def verdict(name: str, value: float) -> str:
 
 
 def main() -> None:
+    if sys.argv[1:2] == ["renders"]:
+        asyncio.run(child_renders(Path(sys.argv[2]), sys.argv[3]))
+        return
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="1k and 20k events")
     arguments = parser.parse_args()
@@ -203,14 +244,15 @@ def main() -> None:
         ours, raw = file_bytes(tenant.path), file_bytes(tenant.raw_path)
         raw_rows = tenant.filled
     print("| events | fill events/s | append p50 µs | batch of 100 p50 ms | warm render p50 ms "
-          "| time travel p50 ms "
+          "(filling process / fresh) | time travel p50 ms (filling / fresh) "
           "| verify s | raw read-all s (same count) | verify ÷ raw |")  # fmt: skip
     print("|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
     for row in rows:
         rate = f"{row['fill_rate']:,}" if row["fill_rate"] else "–"  # nothing to fill at first
         print(
             f"| {row['events']:,} | {rate} | {row['append_us']:.0f} | {row['batch_ms']:.1f} "
-            f"| {row['render_ms']:.2f} | {row['travel_ms']:.2f} | {row['verify_s']:.2f} "
+            f"| {row['render_ms']:.2f} / {row['fresh_render_ms']:.2f} "
+            f"| {row['travel_ms']:.2f} / {row['fresh_travel_ms']:.2f} | {row['verify_s']:.2f} "
             f"| {row['raw_s']:.2f} | {row['verify_ratio']:.2f} |"
         )
     first, last = rows[0], rows[-1]
@@ -219,8 +261,11 @@ def main() -> None:
     print(f"ratios, {last['events']:,} events against {first['events']:,}:")
     print(f"  append p50:       {verdict('append', last['append_us'] / first['append_us'])}")
     print(f"  batch of 100 p50: {verdict('batch', last['batch_ms'] / first['batch_ms'])}")
-    print(f"  warm render p50:  {verdict('render', last['render_ms'] / first['render_ms'])}")
-    print(f"  time travel p50:  {verdict('time_travel', last['travel_ms'] / first['travel_ms'])}")
+    for where, prefix in (("the filling process", ""), ("a fresh process", "fresh_")):
+        render = last[f"{prefix}render_ms"] / first[f"{prefix}render_ms"]
+        travel = last[f"{prefix}travel_ms"] / first[f"{prefix}travel_ms"]
+        print(f"  warm render p50, {where}: {verdict('render', render)}")
+        print(f"  time travel p50, {where}: {verdict('time_travel', travel)}")
     print(f"  verify ÷ raw read-all with json.loads: {verdict('verify', last['verify_ratio'])}")
     print(
         f"  file bytes per event {per_event:,.0f} ÷ raw JSON row {raw_per_event:,.0f}: "

@@ -125,10 +125,12 @@ def test_growth_benchmark_prints_every_ratio() -> None:
     output = quick_run("tests.benchmarks.bench_growth")
     for fragment in (
         "append p50:",
-        "warm render p50:",
-        "time travel p50:",
+        "warm render p50, the filling process:",
+        "warm render p50, a fresh process:",
+        "time travel p50, the filling process:",
+        "time travel p50, a fresh process:",
         "verify ÷ raw",
         "file bytes per event",
     ):
         assert fragment in output
-    assert output.count("(target ≤") == 6
+    assert output.count("(target ≤") == 8
