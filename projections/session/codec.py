@@ -9,6 +9,7 @@ from typing import Any
 
 import orjson
 from blake3 import blake3
+from pydantic import TypeAdapter
 
 from eventstore.encoding import canonical_json
 from projections.context.grouping import Grouper
@@ -18,11 +19,16 @@ from projections.summaries.chain import SummaryChain
 
 __all__ = ["decode_state", "encode_state", "state_digest", "state_to_dict"]
 
+# The message list converted in one call each way: pydantic-core walks it in Rust, where a
+# Python loop over model_dump / model_validate paid per message (100,000 messages: dump
+# 0.72 s -> 0.08 s, validate 1.03 s -> 0.76 s, the same values).
+_MESSAGES: TypeAdapter[list[Message]] = TypeAdapter(list[Message])
+
 
 def state_to_dict(state: SessionState) -> dict[str, Any]:
     """Everything the state holds, as JSON-ready data."""
     return {
-        "messages": [m.model_dump(mode="json") for m in state.messages],
+        "messages": _MESSAGES.dump_python(state.messages, mode="json"),
         "tokens": [state.tokens[m.id] for m in state.messages],
         "encoding_of": state.encoding_of,
         "pinned": sorted(state.pinned),
@@ -55,7 +61,7 @@ def encode_state(state: SessionState) -> bytes:
 def decode_state(data: bytes) -> SessionState:
     """A state saved by :func:`encode_state`."""
     raw = orjson.loads(data)
-    messages = [Message.model_validate(m) for m in raw["messages"]]
+    messages = _MESSAGES.validate_python(raw["messages"])
     state = SessionState(
         messages=messages,
         tokens={m.id: n for m, n in zip(messages, raw["tokens"], strict=True)},
