@@ -113,3 +113,22 @@ async def test_a_transaction_writer_in_between_makes_the_append_enter_again(
         assert entered == 2
         assert (recorded.position, recorded.version) == (3, 2)
         assert (await handing_off.verify("acme")).ok
+
+
+async def test_a_head_that_keeps_moving_ends_in_a_clear_error(
+    pg_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(handoff, "_MAX_ENTRIES", 3)
+
+    async def interpose() -> None:
+        await transaction_writer.append("acme", "other", [message("between")])
+
+    transaction_writer = EventStore(PostgresRecorder(pg_url, lock_handoff=False))
+    handing_off = EventStore(PostgresRecorder(pg_url, before_write=interpose))
+    async with transaction_writer, handing_off:
+        with pytest.raises(StorageError, match="moved 3 times"):
+            await handing_off.append("acme", "s", [message("never")])
+        assert await advisory_locks(pg_url) == 0
+        assert [e.stream_id for e in await handing_off.read_stream("acme", "s")] == []
+        assert await handing_off.tenant_position("acme") == 3
+        assert (await handing_off.verify("acme")).ok

@@ -38,6 +38,7 @@ if TYPE_CHECKING:
 __all__ = ["HeadMoved", "append", "enter", "give_back", "leave", "write"]
 
 
+_MAX_ENTRIES = 1000  # re-entries after HeadMoved before giving up (each one saw progress)
 _TWO_SESSIONS = "55000"  # object_not_in_prerequisite_state, raised by ctxledger_write
 
 
@@ -56,7 +57,7 @@ async def append(
     """Enter, check the version, chain, write. Returns the records, or the stream head when
     it is not at ``expected_version``."""
     timeout, rls = options.lock_timeout, options.row_level_security
-    while True:
+    for _ in range(_MAX_ENTRIES):
         try:
             backend, position, head = await enter(db, tenant_id, stream_id, timeout, rls)
             if expected_version is not None and expected_version != head.version:
@@ -73,6 +74,11 @@ async def append(
         except BaseException as error:
             await give_back(db, error)
             raise
+    raise StorageError(
+        f"tenant {tenant_id}'s head moved {_MAX_ENTRIES} times between reading it and writing: "
+        f"writers without the lock hand-off (lock_handoff=False, erasures) keep coming "
+        f"between; retry the append, or give every writer the same protocol"
+    )
 
 
 async def enter(
