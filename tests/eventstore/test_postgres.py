@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import asyncio
 import re
-from collections.abc import AsyncIterator
 from typing import Any
 
 import asyncpg
@@ -21,17 +20,11 @@ from eventstore import (
 )
 from eventstore.sql.postgres.recorder import PostgresRecorder
 from tests.conftest import ROOT
-from tests.postgres import dsn, fresh_database
+from tests.postgres import dsn
 
 
 def message(text: str) -> NewEvent:
     return NewEvent(type="MessageAppended", data={"role": "user", "content": text})
-
-
-@pytest.fixture
-async def pg_url() -> AsyncIterator[str]:
-    async with fresh_database() as url:
-        yield url
 
 
 async def filled(url: str, tenant: str = "acme", count: int = 9) -> None:

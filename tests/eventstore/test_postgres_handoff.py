@@ -5,26 +5,16 @@ another session is refused, and a writer of the transaction protocol in between 
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator
 
 import asyncpg
 import pytest
 
-from eventstore import ConcurrencyError, EventStore, NewEvent, StorageError
+from eventstore import ConcurrencyError, EventStore, StorageError
 from eventstore.records import PendingEvent, chain_events
 from eventstore.sql.postgres import handoff
 from eventstore.sql.postgres.recorder import PostgresRecorder
-from tests.postgres import dsn, fresh_database
-
-
-def message(text: str) -> NewEvent:
-    return NewEvent(type="MessageAppended", data={"role": "user", "content": text})
-
-
-@pytest.fixture
-async def pg_url() -> AsyncIterator[str]:
-    async with fresh_database() as url:
-        yield url
+from eventstore.testing.log import message
+from tests.postgres import dsn
 
 
 async def advisory_locks(url: str) -> int:

@@ -58,6 +58,17 @@ def _pg_refuse(name: str, table: str, when: str, message: str) -> str:
 
 _TURN, _COMMIT = 0x7475726E, 0x636F6D6D  # hashtextextended seeds ("turn", "comm")
 
+# The statement's lock timeout and, with row-level security, its tenant, set where an append
+# starts (transaction-local: for an autocommit statement, that statement), so that an append
+# needs no separate round trip for them.
+_SETTINGS = """        IF p_lock_timeout IS NOT NULL THEN
+            PERFORM set_config('lock_timeout', p_lock_timeout, true);
+        END IF;
+        IF p_row_security THEN
+            PERFORM set_config('ctxledger.tenant', p_tenant, true);
+        END IF;
+"""
+
 #: The lock hand-off's two functions (see ``handoff``: the turn and the commit lock).
 HANDOFF_DDL: tuple[str, ...] = (
     f"""CREATE OR REPLACE FUNCTION ctxledger_enter(p_tenant text, p_stream text,
@@ -65,13 +76,7 @@ HANDOFF_DDL: tuple[str, ...] = (
         OUT tenant_position bigint, OUT stream_version bigint, OUT stream_hash bytea)
     LANGUAGE plpgsql VOLATILE AS $$
     BEGIN
-        IF p_lock_timeout IS NOT NULL THEN
-            PERFORM set_config('lock_timeout', p_lock_timeout, true);
-        END IF;
-        IF p_row_security THEN
-            PERFORM set_config('ctxledger.tenant', p_tenant, true);
-        END IF;
-        PERFORM pg_advisory_lock(hashtextextended(p_tenant, {_TURN}));
+{_SETTINGS}        PERFORM pg_advisory_lock(hashtextextended(p_tenant, {_TURN}));
         PERFORM pg_advisory_xact_lock_shared(hashtextextended(p_tenant, {_COMMIT}));
         backend := pg_backend_pid();
         SELECT position INTO tenant_position FROM tenant_heads WHERE tenant_id = p_tenant;
@@ -93,13 +98,7 @@ HANDOFF_DDL: tuple[str, ...] = (
             RAISE EXCEPTION 'ctxledger: the lock hand-off ran in two server sessions'
                 USING ERRCODE = 'object_not_in_prerequisite_state';
         END IF;
-        IF p_lock_timeout IS NOT NULL THEN
-            PERFORM set_config('lock_timeout', p_lock_timeout, true);
-        END IF;
-        IF p_row_security THEN
-            PERFORM set_config('ctxledger.tenant', p_tenant, true);
-        END IF;
-        PERFORM pg_advisory_xact_lock(hashtextextended(p_tenant, {_COMMIT}));
+{_SETTINGS}        PERFORM pg_advisory_xact_lock(hashtextextended(p_tenant, {_COMMIT}));
         PERFORM pg_advisory_unlock(hashtextextended(p_tenant, {_TURN}));
         -- Move the tenant head only from where enter read it: the row lock waits for a
         -- writer of the transaction protocol, and its re-checked condition sees its commit.
@@ -143,18 +142,12 @@ POSTGRES_DDL: tuple[str, ...] = (
     # caught exactly that). A VOLATILE function takes a fresh snapshot per statement.
     # It also applies the transaction's lock timeout and, with row-level security, its tenant,
     # so that an append needs no separate round trip for them.
-    """CREATE OR REPLACE FUNCTION ctxledger_lock(p_tenant text, p_stream text,
+    f"""CREATE OR REPLACE FUNCTION ctxledger_lock(p_tenant text, p_stream text,
         p_lock_timeout text, p_row_security boolean,
         OUT tenant_position bigint, OUT stream_version bigint, OUT stream_hash bytea)
     LANGUAGE plpgsql VOLATILE AS $$
     BEGIN
-        IF p_lock_timeout IS NOT NULL THEN
-            PERFORM set_config('lock_timeout', p_lock_timeout, true);
-        END IF;
-        IF p_row_security THEN
-            PERFORM set_config('ctxledger.tenant', p_tenant, true);
-        END IF;
-        SELECT position INTO tenant_position FROM tenant_heads
+{_SETTINGS}        SELECT position INTO tenant_position FROM tenant_heads
             WHERE tenant_id = p_tenant FOR UPDATE;
         IF NOT FOUND THEN
             INSERT INTO tenant_heads (tenant_id, position) VALUES (p_tenant, 0)

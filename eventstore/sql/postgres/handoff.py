@@ -27,9 +27,8 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from eventstore.errors import StorageError
-from eventstore.ids import id_bytes
 from eventstore.records import PendingEvent, StoredEvent, StreamHead, chain_events
-from eventstore.sql.postgres.log import AppendOptions, raise_if_duplicate
+from eventstore.sql.postgres.log import AppendOptions, event_columns, raise_if_duplicate
 from eventstore.timestamps import parse_timestamp, timestamp_now
 
 if TYPE_CHECKING:
@@ -155,17 +154,7 @@ async def write(
             lock_timeout,
             row_level_security,
             parse_timestamp(stored[-1].recorded_at),
-            [event.position for event in stored],
-            [event.version for event in stored],
-            [id_bytes(event.event_id) for event in stored],
-            [event.type for event in stored],
-            [event.schema_version for event in stored],
-            [event.actor for event in stored],
-            [event.payload_hash for event in stored],
-            [event.prev_hash for event in stored],
-            [event.hash for event in stored],
-            [event.salt for event in stored],
-            [event.payload for event in stored],
+            *event_columns(stored),
             delay,
         )
     except asyncpg.exceptions.SerializationError as error:

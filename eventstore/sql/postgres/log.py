@@ -22,6 +22,7 @@ __all__ = [
     "AppendOptions",
     "DuplicateEventId",
     "append_locked",
+    "event_columns",
     "events_by_id",
     "lock",
     "raise_if_duplicate",
@@ -108,17 +109,7 @@ async def write(db: asyncpg.Connection, stored: Sequence[StoredEvent]) -> None:
             first.tenant_id,
             first.stream_id,
             parse_timestamp(last.recorded_at),
-            [event.position for event in stored],
-            [event.version for event in stored],
-            [id_bytes(event.event_id) for event in stored],
-            [event.type for event in stored],
-            [event.schema_version for event in stored],
-            [event.actor for event in stored],
-            [event.payload_hash for event in stored],
-            [event.prev_hash for event in stored],
-            [event.hash for event in stored],
-            [event.salt for event in stored],
-            [event.payload for event in stored],
+            *event_columns(stored),
             last.version,
             last.hash,
             last.position,
@@ -126,6 +117,25 @@ async def write(db: asyncpg.Connection, stored: Sequence[StoredEvent]) -> None:
     except Exception as error:
         raise_if_duplicate(error, first.event_id)
         raise
+
+
+def event_columns(stored: Sequence[StoredEvent]) -> tuple[list[object], ...]:
+    """The chained events as the write statements' eleven array parameters: positions,
+    versions, ids, types, schema versions, actors, payload hashes, previous hashes, hashes,
+    salts and payloads."""
+    return (
+        [event.position for event in stored],
+        [event.version for event in stored],
+        [id_bytes(event.event_id) for event in stored],
+        [event.type for event in stored],
+        [event.schema_version for event in stored],
+        [event.actor for event in stored],
+        [event.payload_hash for event in stored],
+        [event.prev_hash for event in stored],
+        [event.hash for event in stored],
+        [event.salt for event in stored],
+        [event.payload for event in stored],
+    )
 
 
 def raise_if_duplicate(error: Exception, event_id: str) -> None:

@@ -161,9 +161,8 @@ class PostgresRecorder:
         pending: Sequence[PendingEvent],
     ) -> AppendOutcome:
         # The ids are looked up only when the write or the version check says it is needed.
-        protocol = self._append_handing_off if self.lock_handoff else self._append_in_transaction
         try:
-            written = await protocol(tenant_id, stream_id, expected_version, pending)
+            written = await self._write_events(tenant_id, stream_id, expected_version, pending)
         except DuplicateEventId as duplicate:
             # Some ids are recorded already: the originals of a retry, or a conflict.
             retry = await self._originals(tenant_id, stream_id, pending)
@@ -183,29 +182,20 @@ class PostgresRecorder:
             raise ConcurrencyError(tenant_id, stream_id, expected_version, written.version)
         return AppendOutcome(written, written=True)
 
-    async def _append_handing_off(
+    async def _write_events(
         self,
         tenant_id: str,
         stream_id: str,
         expected_version: int | None,
         pending: Sequence[PendingEvent],
     ) -> list[StoredEvent] | StreamHead:
+        """The records written, or the stream head when it is not at ``expected_version``."""
+        arguments = (self._options(), tenant_id, stream_id, expected_version, pending)
         async with self._connections.connection(tenant_id) as db:
-            return await handoff.append(
-                db, self._options(), tenant_id, stream_id, expected_version, pending
-            )
-
-    async def _append_in_transaction(
-        self,
-        tenant_id: str,
-        stream_id: str,
-        expected_version: int | None,
-        pending: Sequence[PendingEvent],
-    ) -> list[StoredEvent] | StreamHead:
-        async with self._connections.connection(tenant_id) as db, db.transaction():
-            return await append_locked(
-                db, self._options(), tenant_id, stream_id, expected_version, pending
-            )
+            if self.lock_handoff:
+                return await handoff.append(db, *arguments)
+            async with db.transaction():
+                return await append_locked(db, *arguments)
 
     def _options(self) -> AppendOptions:
         return AppendOptions(
