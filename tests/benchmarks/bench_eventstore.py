@@ -270,6 +270,7 @@ async def bench_batches(
             ]
         )
     schema_samples = same_schema_batches(folder / "raw-schema.db", payloads, size)
+    session_samples, counted_samples = await session_batches(folder, messages, size)
     raw_rate = size / statistics.median(raw_samples)
     schema_rate = size / statistics.median(schema_samples)
     store_rate = size / statistics.median(store_samples)
@@ -281,12 +282,71 @@ async def bench_batches(
         "ctxledger": {**summary(store_samples), "events_per_s": store_rate},
         "throughput_ratio": store_rate / raw_rate,
         "throughput_ratio_same_schema": store_rate / schema_rate,
+        "raw_same_schema_counted": summary(counted_samples),
+        "ctxledger_session": summary(session_samples),
+        "session_ratio_same_schema_counted": statistics.median(counted_samples)
+        / statistics.median(session_samples),
     }
 
 
-def same_schema_batches(path: Path, payloads: list[bytes], size: int) -> list[float]:
+def chat_messages(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The benchmark's texts as session messages (tool calls left out: a call without its
+    result would be a protocol issue)."""
+    return [
+        {"id": f"m{index}", "role": m["role"], "content": m["content"]}
+        for index, m in enumerate(messages)
+    ]
+
+
+async def session_batches(
+    folder: Path, messages: list[dict[str, Any]], size: int
+) -> tuple[list[float], list[float]]:
+    """Batches of ``size`` messages through a ledger session (parsing, token counting, the
+    protocol check, typed events, hashing, the durable write, the fold), and the same schema
+    written raw with the same token counting, canonical JSON and hashing per message."""
+    from projections import Ledger
+    from projections.context.tokens import TOKENS_PER_MESSAGE, TiktokenCounter
+
+    chats = chat_messages(messages)
+    batches = [chats[start : start + size] for start in range(0, len(chats) - size + 1, size)]
+    counter = TiktokenCounter()
+    async with EventStore.open(folder / "ledger-session-batch.db") as store:
+        ledger = Ledger(store, counter=counter)
+        sessions = [ledger.session("acme", f"s{index}") for index in range(len(batches))]
+        for session in sessions:
+            await session.latest()
+        session_samples = await timed(
+            [
+                lambda b=batch, s=session: s.append(b)
+                for batch, s in zip(batches, sessions, strict=True)
+            ]
+        )
+
+    def payload(message: dict[str, Any]) -> bytes:
+        # The same count as count_message gives a plain chat message, on the caller's dict
+        # (a raw writer validates nothing), and the payload written from that dict as it is.
+        role, content = message["role"], message["content"]
+        tokens = TOKENS_PER_MESSAGE + counter.count_text(role) + counter.count_text(content)
+        data = {"message": message, "tokens": tokens, "encoding": counter.encoding_name}
+        return canonical_json({**data, "flags": []})
+
+    counted = same_schema_batches(
+        folder / "raw-schema-counted.db", [b"" for _ in chats], size, encode=payload, source=chats
+    )
+    return session_samples, counted
+
+
+def same_schema_batches(
+    path: Path,
+    payloads: list[bytes],
+    size: int,
+    *,
+    encode: Callable[[dict[str, Any]], bytes] | None = None,
+    source: list[dict[str, Any]] | None = None,
+) -> list[float]:
     """Raw sqlite3 writing what ctxledger writes: the same tables, indexes, triggers and
-    hashes, without the store around it (no validation, no models, no id lookup)."""
+    hashes, without the store around it (no validation, no models, no id lookup). With
+    ``encode``, each payload is made from ``source`` inside the timed batch."""
     from eventstore.hashing import new_salt, payload_hash
     from eventstore.ids import id_bytes
     from eventstore.records import PendingEvent, StreamHead, chain_events
@@ -305,7 +365,10 @@ def same_schema_batches(path: Path, payloads: list[bytes], size: int) -> list[fl
     for index, start in enumerate(range(0, len(payloads) - size + 1, size)):
         began = time.perf_counter()
         pending = []
-        for data in payloads[start : start + size]:
+        batch = payloads[start : start + size]
+        if encode is not None and source is not None:
+            batch = [encode(message) for message in source[start : start + size]]
+        for data in batch:
             salt = new_salt()
             pending.append(
                 PendingEvent(
@@ -480,6 +543,12 @@ def report(result: dict[str, Any]) -> str:
     lines += [
         f"  throughput ratio: {batch['throughput_ratio']:.2f}x raw, "
         f"{batch['throughput_ratio_same_schema']:.2f}x the same schema written raw",
+        f"  messages through a session (tokens counted)          p50 "
+        f"{batch['ctxledger_session']['p50_us']:8.1f} us",
+        f"  the same schema written raw, tokens counted the same  p50 "
+        f"{batch['raw_same_schema_counted']['p50_us']:8.1f} us",
+        f"  throughput ratio, tokens counted on both sides: "
+        f"{batch['session_ratio_same_schema_counted']:.2f}x",
         "",
         f"verify of {verify['events']} events",
         f"  raw read-all + json.loads  {verify['raw_read_all_json_s']:.3f} s",
