@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
@@ -116,16 +117,27 @@ async def _scan_log(
     last: int,
     progress: ProgressCallback | None,
 ) -> None:
+    # The next batch is read (in the backend's thread or connection) while this one is
+    # checked: reading and hashing overlap instead of taking turns.
     cursor = 0
-    while cursor < last:
-        batch = await recorder.read_log(tenant_id, cursor, _BATCH, last)
-        verifier.feed(batch)
-        if progress:
-            progress(verifier.checked, last)
-        end = batch[-1].position if batch else None
-        if len(batch) < _BATCH or not isinstance(end, int) or end <= cursor:
-            return
-        cursor = end
+    reading = asyncio.ensure_future(recorder.read_log(tenant_id, cursor, _BATCH, last))
+    try:
+        while True:
+            batch = await reading
+            end = batch[-1].position if batch else None
+            more = len(batch) == _BATCH and isinstance(end, int) and cursor < end < last
+            if more:
+                assert isinstance(end, int)
+                cursor = end
+                reading = asyncio.ensure_future(recorder.read_log(tenant_id, cursor, _BATCH, last))
+            verifier.feed(batch)
+            if progress:
+                progress(verifier.checked, last)
+            if not more:
+                return
+    finally:
+        if not reading.done():
+            reading.cancel()
 
 
 async def _scan_stream(

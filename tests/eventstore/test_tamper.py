@@ -297,3 +297,34 @@ def test_a_removed_middle_event_is_refused_on_read(log: Path) -> None:
 
     with pytest.raises(TamperedLogError, match="events are missing"):
         asyncio.run(read())
+
+
+def test_edits_past_the_first_read_batch_are_found(tmp_path: Path) -> None:
+    # verify reads 5,000 events at a time, the next batch while it checks this one: a deleted
+    # event in the second batch and an edited byte in the third are reported all the same.
+    path = tmp_path / "long.db"
+
+    async def fill() -> None:
+        async with EventStore.open(path, synchronous="OFF") as store:
+            for start in range(0, 12_000, 1_000):
+                batch = [
+                    NewEvent(type="T", data={"n": n, "text": "行程"})
+                    for n in range(start, start + 1_000)
+                ]
+                await store.append(TENANT, f"s/{start % 3000}", batch)
+
+    asyncio.run(fill())
+    assert verify(path).checked == 12_000
+    connection = raw(path)
+    connection.execute(
+        "UPDATE payloads SET payload = replace(payload, '11000', '11001') WHERE event_id = "
+        "(SELECT event_id FROM events WHERE tenant_id = ? AND position = 11001)",
+        (TENANT,),
+    )
+    connection.execute("DELETE FROM events WHERE tenant_id = ? AND position = 7000", (TENANT,))
+    connection.close()
+    report = verify(path)
+    assert not report.ok
+    positions = [failure.position for failure in report.failures]
+    assert 7001 in positions or 7000 in positions
+    assert 11001 in positions
