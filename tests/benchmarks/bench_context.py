@@ -32,7 +32,7 @@ from projections.context.budget import Budget
 from projections.context.messages import Message
 from projections.context.tokens import TiktokenCounter
 from projections.ledger import Ledger
-from tests.benchmarks.bench_eventstore import make_messages, percentile
+from tests.benchmarks.payloads import make_messages, percentile
 
 BUDGET = Budget(context_limit=128_000, max_output_tokens=4_000)
 BATCH = 500

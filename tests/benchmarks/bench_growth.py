@@ -42,7 +42,8 @@ from projections.context.budget import Budget
 from projections.context.tokens import TiktokenCounter
 from projections.ledger import Ledger
 from tests.benchmarks.bench_context import conversation, time_travel
-from tests.benchmarks.bench_eventstore import file_bytes, make_messages, raw_connection
+from tests.benchmarks.eventstore_baselines import file_bytes, raw_connection
+from tests.benchmarks.payloads import make_messages
 
 TENANT = "growth"
 BUDGET = Budget(context_limit=32_000, max_output_tokens=4_000)

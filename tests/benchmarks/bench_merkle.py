@@ -24,7 +24,7 @@ from pathlib import Path
 from eventstore import EventStore, NewEvent
 from eventstore.merkle import verify_consistency, verify_inclusion
 from eventstore.tree import MerkleLog
-from tests.benchmarks.bench_eventstore import percentile
+from tests.benchmarks.payloads import percentile
 
 BATCH = 1000
 

@@ -34,7 +34,7 @@ import asyncpg
 
 from eventstore import EventStore, NewEvent
 from eventstore.encoding import canonical_json
-from tests.benchmarks.bench_eventstore import make_messages, percentile
+from tests.benchmarks.payloads import make_messages, percentile
 from tests.benchmarks.postgres_floors import FLOORS, SETUP, append_once, check_positions
 from tests.conftest import ROOT
 from tests.eventstore.workers import wait_for_file

@@ -33,8 +33,8 @@ from projections.ledger import Ledger
 from projections.recall.index import SEARCH_INDEX
 from projections.recall.search import RecallOptions
 from tests.benchmarks.bench_context import conversation, ingest
-from tests.benchmarks.bench_eventstore import percentile
 from tests.benchmarks.corpora import locomo_questions
+from tests.benchmarks.payloads import percentile
 
 BUDGET = Budget(context_limit=32_000, max_output_tokens=4_000)
 

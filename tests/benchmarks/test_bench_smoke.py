@@ -43,7 +43,7 @@ def test_context_benchmark_prints_every_figure() -> None:
 
 def test_payloads_are_one_to_two_kilobytes() -> None:
     from eventstore.encoding import canonical_json
-    from tests.benchmarks.bench_eventstore import make_messages
+    from tests.benchmarks.payloads import make_messages
 
     messages = make_messages(500)
     sizes = [len(canonical_json(message)) for message in messages]
