@@ -12,9 +12,11 @@ Two advisory locks per tenant, keyed by a hash of the tenant id:
 
 So the next writer's ``enter`` is already waiting while the predecessor commits, and the
 holder of the turn is scheduled once per append instead of twice. As a second line, ``write``
-locks the tenant's head row ``FOR UPDATE`` and refuses (SQLSTATE 40001) if the position moved
-since ``enter``: a writer of the older transaction protocol (an erasure, ``lock_handoff=False``,
-an older release) never interleaves unnoticed; the recorder then enters again.
+moves the tenant's head row only from the position ``enter`` read (a guarded ``UPDATE``, which
+waits for the row lock of a writer of the transaction protocol and then sees its commit) and
+refuses with SQLSTATE 40001 if it moved: a writer of that protocol (an erasure,
+``lock_handoff=False``, an older release) never interleaves unnoticed; the append enters
+again.
 
 The turn is a session lock across two statements, so the hand-off needs the same server
 session for both: not PgBouncer in transaction mode (use ``lock_handoff=False`` there). The
