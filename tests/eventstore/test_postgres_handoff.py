@@ -9,7 +9,7 @@ import asyncio
 import asyncpg
 import pytest
 
-from eventstore import ConcurrencyError, EventStore, StorageError
+from eventstore import ConcurrencyError, EventStore, StorageError, UnsupportedDatabaseError
 from eventstore.records import PendingEvent, chain_events
 from eventstore.sql.postgres import handoff
 from eventstore.sql.postgres.recorder import PostgresRecorder
@@ -122,3 +122,25 @@ async def test_a_head_that_keeps_moving_ends_in_a_clear_error(
         assert [e.stream_id for e in await handing_off.read_stream("acme", "s")] == []
         assert await handing_off.tenant_position("acme") == 3
         assert (await handing_off.verify("acme")).ok
+
+
+async def test_options_in_the_url_are_ctxledgers_or_asyncpgs(pg_url: str) -> None:
+    # ctxledger's options may sit in the query string (the keyword wins); the rest goes to
+    # asyncpg's connect, and a parameter neither knows is a clear error, not a TypeError.
+    url = f"{pg_url}?lock_handoff=false&lock_timeout=3&ssl=disable"
+    async with EventStore.open(url) as store:
+        recorder = store.recorder
+        assert isinstance(recorder, PostgresRecorder)
+        assert (recorder.lock_handoff, recorder.lock_timeout) == (False, 3.0)
+        assert "lock_handoff" not in recorder.url
+        assert "ssl=disable" in recorder.url
+        (recorded,) = await store.append("acme", "s", [message("a")])
+        assert recorded.position == 1
+    async with EventStore.open(url, lock_handoff=True) as store:
+        assert isinstance(store.recorder, PostgresRecorder)
+        assert store.recorder.lock_handoff is True
+    with pytest.raises(UnsupportedDatabaseError, match=r"lock_handoff.*cannot be 'maybe'"):
+        EventStore.open(f"{pg_url}?lock_handoff=maybe")
+    with pytest.raises(StorageError, match=r"neither a ctxledger option .* nor an asyncpg"):
+        async with EventStore.open(f"{pg_url}?bogus=1") as store:
+            await store.tenant_position("acme")

@@ -44,7 +44,8 @@ _OPTIONS: dict[str, Callable[[Any], Any]] = {
 def open_recorder(url: str, options: Mapping[str, Any]) -> PostgresRecorder:
     """A recorder for a PostgreSQL URL.
 
-    Options (keywords of ``EventStore.open``): ``create`` (default true), ``lock_timeout``
+    Options (keywords of ``EventStore.open``, or in the URL's query string; the query's other
+    parameters go to asyncpg's connect): ``create`` (default true), ``lock_timeout``
     (seconds an append waits for its tenant's lock, default 10; None waits as long as the
     server allows), ``row_level_security`` (default false), ``pool_size`` (default 5) and
     ``lock_handoff`` (default true; false behind a pooler in transaction mode).
@@ -53,6 +54,13 @@ def open_recorder(url: str, options: Mapping[str, Any]) -> PostgresRecorder:
         parsed = make_url(url)
     except ArgumentError as error:
         raise UnsupportedDatabaseError(unsupported(url, str(error))) from error
-    values = read_options("PostgreSQL", "", options, _OPTIONS)
-    asyncpg_url = parsed.set(drivername="postgresql+asyncpg").render_as_string(hide_password=False)
+    # ctxledger's own options may come in the query string too (keywords win); the rest of it
+    # stays in the URL for asyncpg's connect (sslmode, ssl, application_name, ...).
+    ours = {key: value for key, value in parsed.query.items() if key in _OPTIONS}
+    values = read_options("PostgreSQL", "", {**ours, **options}, _OPTIONS)
+    asyncpg_url = (
+        parsed.difference_update_query(ours)
+        .set(drivername="postgresql+asyncpg")
+        .render_as_string(hide_password=False)
+    )
     return PostgresRecorder(asyncpg_url, **values)

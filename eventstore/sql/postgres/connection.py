@@ -132,6 +132,12 @@ class Connections:
             raise StorageError(
                 f"cannot connect to {safe_url(self.url)}: {error}; is the server running?"
             ) from error
+        except TypeError as error:  # a query parameter of the URL that asyncpg does not take
+            raise StorageError(
+                f"cannot connect to {safe_url(self.url)}: {error}; a parameter in the URL's query "
+                f"string is neither a ctxledger option (create, lock_timeout, row_level_security, "
+                f"pool_size, lock_handoff) nor an asyncpg connect argument"
+            ) from error
         fresh = raw.driver_connection
         if fresh is None:
             raise StorageError(f"the pool gave a closed connection to {safe_url(self.url)}")
