@@ -13,9 +13,8 @@ import re
 import subprocess
 from pathlib import Path
 
-import pytest
-
 from tests.conftest import ROOT
+from tests.needs import missing, under_ci
 
 FLOORS = ROOT / ".ci" / "floors.txt"
 INTEGRATION_TESTS = ["tests/projections/integrations", "tests/projections/reports"]
@@ -32,15 +31,12 @@ def floors() -> dict[str, str]:
 
 def floors_python() -> str:
     python = os.environ.get("CTXLEDGER_FLOORS_PYTHON")
-    if python:
-        return python
-    message = (
-        "the version-floor run needs CTXLEDGER_FLOORS_PYTHON: python3 -m venv .venv-floors && "
-        ".venv-floors/bin/pip install -e '.[dev]' -c .ci/floors.txt"
-    )
-    if os.environ.get("CI", "").lower() == "true":
-        pytest.fail(f"CI=true but {message}")
-    pytest.skip(message)
+    if not python:
+        missing(
+            "the version-floor run needs CTXLEDGER_FLOORS_PYTHON: python3 -m venv .venv-floors "
+            "&& .venv-floors/bin/pip install -e '.[dev]' -c .ci/floors.txt"
+        )
+    return python
 
 
 def test_the_pyproject_floors_are_the_tested_ones() -> None:
@@ -72,5 +68,5 @@ def test_the_integrations_pass_at_their_floors() -> None:
     assert ran.returncode == 0, ran.stdout[-4000:] + ran.stderr[-2000:]
     summary = ran.stdout.strip().splitlines()[-1]
     assert re.search(r"\d+ passed", summary)
-    if os.environ.get("CI", "").lower() == "true":
+    if under_ci():
         assert "skipped" not in summary, summary  # CI has PostgreSQL and Chromium
