@@ -162,9 +162,7 @@ class ProjectionRunner(Generic[S]):
         )
         if erasures.version != known:
             return None  # the careful path drops the tenant's states and reads again
-        for event in events:
-            entry.state = self.projection.apply(entry.state, event)
-            entry.versions[stream] = event.version
+        self._fold(entry, events)
         return entry
 
     async def _forget_if_erased(self, tenant_id: str) -> None:
@@ -201,7 +199,10 @@ class ProjectionRunner(Generic[S]):
         return snapshot
 
     async def _catch_up(self, entry: _Entry[S], tenant_id: str, key: str) -> None:
-        for event in await self._events(tenant_id, key, entry.versions):
+        self._fold(entry, await self._events(tenant_id, key, entry.versions))
+
+    def _fold(self, entry: _Entry[S], events: Sequence[RecordedEvent]) -> None:
+        for event in events:
             entry.state = self.projection.apply(entry.state, event)
             entry.versions[event.stream_id] = event.version
 

@@ -9,7 +9,13 @@ import asyncio
 import asyncpg
 import pytest
 
-from eventstore import ConcurrencyError, EventStore, StorageError, UnsupportedDatabaseError
+from eventstore import (
+    ConcurrencyError,
+    EventStore,
+    LockTimeoutError,
+    StorageError,
+    UnsupportedDatabaseError,
+)
 from eventstore.records import PendingEvent, chain_events
 from eventstore.sql.postgres import handoff
 from eventstore.sql.postgres.recorder import PostgresRecorder
@@ -144,3 +150,29 @@ async def test_options_in_the_url_are_ctxledgers_or_asyncpgs(pg_url: str) -> Non
     with pytest.raises(StorageError, match=r"neither a ctxledger option .* nor an asyncpg"):
         async with EventStore.open(f"{pg_url}?bogus=1") as store:
             await store.tenant_position("acme")
+
+
+async def test_waiting_for_the_turn_ends_at_the_lock_timeout(pg_url: str) -> None:
+    inside, release = asyncio.Event(), asyncio.Event()
+
+    async def hold() -> None:
+        inside.set()
+        await release.wait()
+
+    async with (
+        EventStore(PostgresRecorder(pg_url, before_write=hold)) as holder,
+        EventStore.open(pg_url, lock_timeout=0.3) as waiter,
+    ):
+        held = asyncio.create_task(holder.append("acme", "s", [message("first")]))
+        await asyncio.wait_for(inside.wait(), timeout=10)
+        with pytest.raises(LockTimeoutError, match="tenant acme") as caught:
+            await waiter.append("acme", "s", [message("second")])
+        assert caught.value.tenant_id == "acme"
+        (other,) = await waiter.append("globex", "s", [message("elsewhere")])  # not queued
+        assert other.position == 1
+        release.set()
+        (first,) = await held
+        assert first.position == 1
+        assert await advisory_locks(pg_url) == 0
+        (second,) = await waiter.append("acme", "s", [message("second")])
+        assert second.position == 2
