@@ -3,7 +3,8 @@
 A backend provides the steps (:class:`ErasureSteps`) inside one transaction that holds the
 tenant's append lock; :func:`run_erasure` decides and orders them:
 
-1. lock the tenant and the erasure stream, find the named events;
+1. lock the tenant and the erasure stream (refusing when the tenant's log is not at the
+   position the caller planned the erasure at), find the named events;
 2. decide what to erase (:func:`~eventstore.records.plan_erasure`: unknown ids and erasure
    records are refused, ids erased before are skipped);
 3. append ``PayloadErased`` naming the ids (chained like any event);
@@ -18,6 +19,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Protocol
 
+from eventstore.errors import LogMovedError
 from eventstore.recorder import ErasureOutcome, MakeErasure
 from eventstore.records import StoredEvent, StreamHead, chain_events, plan_erasure
 
@@ -58,9 +60,16 @@ async def run_erasure(
     event_ids: Sequence[str],
     make_erasure: MakeErasure,
     recorded_at: str,
+    expected_position: int | None = None,
 ) -> ErasureOutcome:
-    """Carry out one erasure with a backend's steps (see the module docstring)."""
+    """Carry out one erasure with a backend's steps (see the module docstring).
+
+    Raises:
+        LogMovedError: ``expected_position`` is given and the tenant's log is elsewhere.
+    """
     position, head = await steps.lock()
+    if expected_position is not None and position != expected_position:
+        raise LogMovedError(tenant_id, expected_position, position)
     found = await steps.find(event_ids)
     to_erase, already = plan_erasure(tenant_id, event_ids, found)
     if not to_erase:

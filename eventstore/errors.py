@@ -13,6 +13,7 @@ translated at exactly one seam per backend and chained with ``raise ... from``.
     ├── UnknownEventTypeError         a strict registry met a type it does not know
     ├── SchemaVersionError            stored data is newer than this code understands
     ├── ConcurrencyError              the stream moved: expected version != actual version
+    │   └── LogMovedError             the tenant's log moved past a position an erasure planned at
     ├── IdempotencyConflict           an event id was reused for different content
     ├── EventNotFoundError            an operation names an event id the tenant does not have
     ├── ErasureError                  an erasure cannot be carried out as asked
@@ -36,6 +37,7 @@ __all__ = [
     "InvalidNameError",
     "LedgerError",
     "LockTimeoutError",
+    "LogMovedError",
     "PayloadTooLargeError",
     "SchemaVersionError",
     "StorageError",
@@ -110,6 +112,21 @@ class ConcurrencyError(LedgerError):
         super().__init__(
             f"expected stream {stream_id} of tenant {tenant_id} at version {expected}, "
             f"found {actual}: reload the stream and retry"
+        )
+
+
+class LogMovedError(ConcurrencyError):
+    """The tenant's log was not at the position an erasure was planned at; nothing was erased."""
+
+    def __init__(self, tenant_id: str, expected: int, actual: int) -> None:
+        self.tenant_id = tenant_id
+        self.stream = "*"
+        self.expected = expected
+        self.actual = actual
+        LedgerError.__init__(
+            self,
+            f"expected the log of tenant {tenant_id} at position {expected}, found {actual}: "
+            f"events were appended since the erasure was planned; plan it again and retry",
         )
 
 

@@ -56,6 +56,9 @@ class ErasureOutcome:
     erasure: StoredEvent | None
     erased: list[str]
     already_erased: dict[str, int]
+    #: what of the erased bytes is still on disk when the call returns, and when it goes
+    #: (None: nothing; see the SQLite recorder's WAL checkpoint)
+    residue: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -174,11 +177,16 @@ class LogRecorder(Protocol):
         ...
 
     async def erase(
-        self, tenant_id: str, event_ids: Sequence[str], make_erasure: MakeErasure
+        self,
+        tenant_id: str,
+        event_ids: Sequence[str],
+        make_erasure: MakeErasure,
+        expected_position: int | None = None,
     ) -> ErasureOutcome:
         """Record a ``PayloadErased`` and delete the named payloads, with everything derived
         from them (snapshots of their streams, read-model rows of these events), in one
-        transaction: see :func:`eventstore.erasure.run_erasure`."""
+        transaction: see :func:`eventstore.erasure.run_erasure` (which refuses with
+        ``LogMovedError`` when the tenant is not at ``expected_position``)."""
         ...
 
 

@@ -42,6 +42,8 @@ class ErasureReceipt(BaseModel):
     erasure: RecordedEvent | None
     erased: list[UUID]
     already_erased: dict[UUID, int]
+    #: what of the erased bytes is still on disk, and when it goes (None: nothing)
+    residue: str | None = None
 
 
 class EventStore(DerivedVerbs):
@@ -192,6 +194,7 @@ class EventStore(DerivedVerbs):
         *,
         reason: str,
         requested_by: str,
+        expected_position: int | None = None,
     ) -> ErasureReceipt:
         """Erase the payloads of events, keeping their hashed envelopes.
 
@@ -200,9 +203,12 @@ class EventStore(DerivedVerbs):
         Verification then reports these events as erased, not as tampered. Ids that were
         erased before are skipped and listed in the receipt.
 
+        Only these events: ``projections.erasure.erase_events`` adds what was derived.
+
         Raises:
             EventNotFoundError: an id is not an event of this tenant (nothing is erased).
             ErasureError: an id names a ``PayloadErased`` or ``CheckpointRecorded`` event.
+            LogMovedError: the log is not at ``expected_position`` (nothing is erased).
         """
         validate_tenant(tenant_id)
         ids = [parse_event_id(raw) for raw in event_ids]
@@ -214,13 +220,15 @@ class EventStore(DerivedVerbs):
         validate_actor(requested_by)
 
         await self.initialize()
-        outcome = await self.recorder.erase(tenant_id, ids, erasure_maker(reason, requested_by))
+        make = erasure_maker(reason, requested_by)
+        outcome = await self.recorder.erase(tenant_id, ids, make, expected_position)
         if outcome.erasure is not None:
             self._wake(tenant_id)
         return ErasureReceipt(
             erasure=self._decode(outcome.erasure) if outcome.erasure else None,
             erased=[UUID(event_id) for event_id in outcome.erased],
             already_erased={UUID(k): v for k, v in outcome.already_erased.items()},
+            residue=outcome.residue,
         )
 
     # -- reading -----------------------------------------------------------------------------

@@ -53,8 +53,12 @@ class CompactingSession(Protocol):
 
 
 class CompactionOutcome(BaseModel):
-    """What ``compact`` did: ``committed``, ``rejected``, ``masked`` (masking old tool results
-    was enough), ``not_needed`` or ``backoff``.
+    """What ``compact`` did: ``committed`` (a summary that the session now serves, and the
+    context is at or under the trigger), ``partial`` (summaries were committed and are served,
+    but the context is still over the trigger: ``why_not`` says why), ``unserved`` (a summary
+    was committed but the session does not serve it: ``reason`` says which it serves),
+    ``rejected``, ``masked`` (masking old tool results was enough), ``not_needed`` or
+    ``backoff``.
 
     ``reached_trigger`` says whether the rendered context is now at or under the trigger, and
     ``why_not`` why it is not (the prefix, pins and last groups alone are too big, say).
@@ -76,6 +80,11 @@ class CompactionOutcome(BaseModel):
     masked: int = 0
     tokens_saved: int = 0
     mask_event: RecordedEvent | None = None
+
+    @property
+    def summarised(self) -> bool:
+        """Whether this call committed a summary (served or not, at the trigger or not)."""
+        return self.result in ("committed", "partial", "unserved")
 
 
 @dataclass(frozen=True)
@@ -171,6 +180,8 @@ async def compact_session(
         outcome = attempt.outcome(recorded, proposed)
         if outcome.result != "committed" or outcome.reached_trigger or attempt.plan.why_not:
             break
+    if outcome.result == "committed":
+        outcome = await _served(session, budget, options, outcome)
     if masking is None:
         return outcome
     return outcome.model_copy(
@@ -180,6 +191,32 @@ async def compact_session(
             "mask_event": masking.mask_event,
         }
     )
+
+
+async def _served(
+    session: CompactingSession,
+    budget: Budget,
+    options: CompactionOptions,
+    outcome: CompactionOutcome,
+) -> CompactionOutcome:
+    """The outcome of committed summaries as the session now renders: ``committed`` only when
+    the last one is served and the context is at or under the trigger."""
+    cut = (await session.latest()).cut()
+    tokens = plan_render(cut, budget, keep_groups=options.keep_groups).tokens
+    served = cut.summary()
+    reached = tokens <= budget.trigger
+    update: dict[str, object] = {"tokens_after": tokens, "reached_trigger": reached}
+    if served is None or served.version != outcome.summary_version:
+        update["result"] = "unserved"
+        update["reason"] = (
+            f"summary version {outcome.summary_version} was committed, but the session serves "
+            f"{'version ' + str(served.version) if served else 'no summary'}: see "
+            f"'ctxledger summaries' for the chain"
+        )
+    elif not reached:
+        update["result"] = "partial"
+        update["why_not"] = outcome.why_not or why_over(cut, budget, options, tokens)
+    return outcome.model_copy(update=update)
 
 
 def _skipped(

@@ -23,6 +23,7 @@ from projections.compactor import CompactionOutcome, compact_session
 from projections.context.budget import Budget
 from projections.context.messages import Message, parse_message
 from projections.context.tokens import TiktokenCounter, TokenCounter
+from projections.erasure import CascadedErasure, erase_events
 from projections.errors import MessageValidationError
 from projections.events import register_ledger_events
 from projections.memory.bridge import Proposal, propose_from_session, propose_summary_facts
@@ -123,6 +124,21 @@ class Ledger:
         as long-term (nothing is promoted without consent or policy: see :attr:`memory`).
         """
         return Session(self, tenant_id, session_id, user_id=user_id)
+
+    async def erase(
+        self, tenant_id: str, event_ids: Sequence[str], *, reason: str, requested_by: str
+    ) -> CascadedErasure:
+        """Erase the payloads of ``event_ids`` and of every event derived from them (summaries
+        that quote them, masked digests, copies, memory proposals: see
+        :mod:`projections.erasure`), in one ``PayloadErased``. The sessions' next render or
+        compaction re-derives their summaries without the erased text.
+
+        Raises:
+            ErasureError: an id is not in the tenant's log, or the log kept moving.
+        """
+        return await erase_events(
+            self.store, tenant_id, event_ids, reason=reason, requested_by=requested_by
+        )
 
 
 class Session(SessionReads):

@@ -12,11 +12,12 @@ from __future__ import annotations
 import asyncio
 import functools
 import os
-from collections.abc import Callable, Coroutine
+from collections.abc import Callable, Coroutine, Sequence
 from typing import Any, Concatenate, ParamSpec, TypeVar
 
 from eventstore import EventStore
 from projections.context.tokens import TokenCounter
+from projections.erasure import CascadedErasure
 from projections.ledger import Ledger, Session
 from projections.memory.service import LongTermMemory
 
@@ -102,6 +103,14 @@ class SyncLedger:
         """The session ``session_id`` of ``tenant_id`` (see :meth:`Ledger.session`)."""
         return SyncSession(
             self.ledger.session(tenant_id, session_id, user_id=user_id), self._runner
+        )
+
+    def erase(
+        self, tenant_id: str, event_ids: Sequence[str], *, reason: str, requested_by: str
+    ) -> CascadedErasure:
+        """Erase events and what was derived from them (see :meth:`Ledger.erase`)."""
+        return self._runner.run(
+            self.ledger.erase(tenant_id, event_ids, reason=reason, requested_by=requested_by)
         )
 
     @property

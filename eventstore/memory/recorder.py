@@ -152,11 +152,17 @@ class MemoryRecorder(MemoryReadModels):
         return sorted(self._tenants)
 
     async def erase(
-        self, tenant_id: str, event_ids: Sequence[str], make_erasure: MakeErasure
+        self,
+        tenant_id: str,
+        event_ids: Sequence[str],
+        make_erasure: MakeErasure,
+        expected_position: int | None = None,
     ) -> ErasureOutcome:
         async with self._lock:
             steps = _MemoryErasure(self, tenant_id)
-            return await run_erasure(steps, tenant_id, event_ids, make_erasure, timestamp_now())
+            return await run_erasure(
+                steps, tenant_id, event_ids, make_erasure, timestamp_now(), expected_position
+            )
 
     # -- snapshots and the Merkle tree ---------------------------------------------------------
 

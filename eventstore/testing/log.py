@@ -16,6 +16,7 @@ from eventstore.errors import (
     EventValidationError,
     IdempotencyConflict,
     InvalidNameError,
+    LogMovedError,
     PayloadTooLargeError,
 )
 from eventstore.events import NewEvent, RecordedEvent, Snapshot
@@ -275,6 +276,22 @@ class LogContract(StoreFixture):
             await store.erase("acme", [recorded[0].event_id], reason=" ", requested_by="dpo")
         with pytest.raises(InvalidNameError, match="reserved"):
             await store.append("acme", "ledger/erasures", [message("forged")])
+
+    async def test_erasure_planned_at_a_position_is_refused_once_the_log_moved(
+        self, store: EventStore
+    ) -> None:
+        (event,) = await store.append("acme", "s", [message("x")])
+        planned = await store.tenant_position("acme")
+        await store.append("acme", "t", [message("arrived in between")])
+        with pytest.raises(LogMovedError, match="appended since"):
+            await store.erase("acme", [event.event_id], reason="r", requested_by="dpo",
+                              expected_position=planned)  # fmt: skip
+        assert (await store.read_stream("acme", "s"))[0].data is not None  # nothing erased
+        now = await store.tenant_position("acme")
+        receipt = await store.erase(
+            "acme", [event.event_id], reason="r", requested_by="dpo", expected_position=now
+        )
+        assert receipt.erased == [event.event_id]
 
     async def test_retry_of_erased_event_conflicts(self, store: EventStore) -> None:
         event = message("x").model_copy(update={"event_id": uuid.uuid4()})

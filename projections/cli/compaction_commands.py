@@ -86,8 +86,10 @@ def compact_command(
 ) -> None:
     """Mask old tool results, then summarise what the window leaves out, behind the gate.
 
-    Says whether the context reached the trigger, and why not when it cannot. With
-    --summarizer openai the key comes from OPENAI_API_KEY (local servers accept any).
+    Says whether the context reached the trigger, and why not when it cannot. Exits 0 when the
+    context ends at or under the trigger with any new summary served, 1 when it does not (a
+    rejection, a context still over the trigger), 2 on an error. With --summarizer openai the
+    key comes from OPENAI_API_KEY (local servers accept any).
     """
     chosen: Any = None
     if summarizer == "openai":
@@ -125,9 +127,19 @@ def compact_command(
     outcome = run(action)
     if as_json:
         print_json(outcome.model_dump(mode="json", exclude={"events", "mask_event"}))
-        return
-    for line in describe_outcome(outcome, budget):
-        stdout.print(line, highlight=False)
+    else:
+        for line in describe_outcome(outcome, budget):
+            stdout.print(line, highlight=False)
+    if not compaction_succeeded(outcome):
+        raise SystemExit(1)
+
+
+def compaction_succeeded(outcome: CompactionOutcome) -> bool:
+    """Whether ``compact`` ends well: the context is at or under the trigger, and any summary it
+    committed is served (exit status 0; else 1, with what happened printed)."""
+    if outcome.result in ("rejected", "partial", "unserved"):
+        return False
+    return outcome.reached_trigger is not False
 
 
 def describe_outcome(outcome: CompactionOutcome, budget: Budget) -> list[str]:
@@ -138,7 +150,14 @@ def describe_outcome(outcome: CompactionOutcome, budget: Budget) -> list[str]:
             f"{outcome.masked} old tool result(s) masked, {outcome.tokens_saved:,} tokens saved"
         )
     if outcome.result == "committed":
-        lines.append(f"summary version {outcome.summary_version} committed")
+        lines.append(f"summary version {outcome.summary_version} committed and served")
+    elif outcome.result == "partial":
+        lines.append(
+            f"summary version {outcome.summary_version} committed and served, but the context "
+            f"is still over the trigger"
+        )
+    elif outcome.result == "unserved":
+        lines.append(f"summary committed but not served: {outcome.reason}")
     elif outcome.result == "rejected":
         lines.append(
             f"summary rejected by the gate ({', '.join(outcome.failed_checks)}); "

@@ -18,10 +18,11 @@ from projections.cli.common import (
     open_store,
     print_json,
     run,
+    stderr,
     stdout,
 )
 from projections.cli.params import COUNT, POSITIVE
-from projections.erasure import erase_events, erase_sessions, erase_users
+from projections.erasure import CascadedErasure, erase_events, erase_sessions, erase_users
 from projections.render import literal
 
 __all__ = ["describe_data"]
@@ -131,6 +132,11 @@ def _message_text(message: dict[str, Any]) -> str:
 )
 @click.option("--reason", required=True, help="Why, e.g. 'GDPR art. 17 request #123'.")
 @click.option("--requested-by", required=True, help="Who asked for the erasure.")
+@click.option(
+    "--dry-run",
+    is_flag=True,
+    help="List what would be erased, derived events included; erase nothing.",
+)
 @json_option("Print the receipt as JSON.")
 @click.pass_context
 def erase_command(
@@ -141,31 +147,55 @@ def erase_command(
     users: tuple[str, ...],
     reason: str,
     requested_by: str,
+    dry_run: bool,
     as_json: bool,
 ) -> None:
-    """Erase the payloads of events (and of the memory proposals derived from them), or
-    everything of sessions (--session) or users (--user), in one recorded step; the hashed
-    envelopes and the proof stay, and verification stays green."""
+    """Erase the payloads of events and of every event derived from them (summaries that
+    quote them, masked digests, copies, memory proposals), or everything of sessions
+    (--session) or users (--user), in one recorded step; the hashed envelopes and the proof
+    stay, and verification stays green. Each derived event is listed with the reason.
+
+    Exits 1 when the erasure is recorded but a reader held the old bytes on disk past the
+    busy timeout (the warning says what remains): run the same command again to finish.
+    """
     if sum(map(bool, (event_ids, sessions, users))) != 1:
         raise click.UsageError("give event ids, or --session, or --user (one of them)")
 
     async def action() -> Any:
         async with open_store(context) as store:
-            how = {"reason": reason, "requested_by": requested_by}
-            if sessions:
-                return await erase_sessions(store, tenant, sessions, **how)
-            if users:
-                return await erase_users(store, tenant, users, **how)
-            return await erase_events(store, tenant, event_ids, **how)
+            erase = erase_sessions if sessions else erase_users if users else erase_events
+            return await erase(
+                store,
+                tenant,
+                sessions or users or event_ids,
+                reason=reason,
+                requested_by=requested_by,
+                dry_run=dry_run,
+            )
 
     receipt = run(action)
     if as_json:
-        print_json(receipt.model_dump(mode="json"))
-        return
-    if receipt.erasure is not None:
+        print_json(receipt.model_dump(mode="json") | {"dry_run": dry_run})
+    else:
+        _print_erasure(receipt, dry_run)
+    if receipt.residue is not None:
+        stderr.print(f"[bold yellow]warning:[/] not yet off the disk: {receipt.residue}")
+        context.exit(1)
+
+
+def _print_erasure(receipt: CascadedErasure, dry_run: bool) -> None:
+    if dry_run:
+        stdout.print(f"would erase {len(receipt.erased)} payload(s); nothing was erased")
+    elif receipt.erasure is not None:
         stdout.print(
             f"erased {len(receipt.erased)} payload(s); recorded as PayloadErased at position "
             f"{receipt.erasure.position} ({receipt.erasure.event_id})"
+        )
+    for derived in receipt.derived:
+        stdout.print(
+            f"  with {derived.type} {derived.stream_id} v{derived.version} ({derived.event_id}):"
+            f" {derived.because}",
+            highlight=False,
         )
     for event_id, position in receipt.already_erased.items():
         stdout.print(f"{event_id} was already erased by position {position}")

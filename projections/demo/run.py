@@ -93,7 +93,7 @@ async def _rollback(trip: Trip) -> None:
     outcome = await trip.session.compact(
         DEMO_BUDGET, keep_groups=KEEP_GROUPS, target=TARGET, summary_budget=SUMMARY_TOKENS
     )
-    if outcome.result == "committed":
+    if outcome.summarised:
         await trip._report_compaction(outcome, len(trip_turns()))
     else:
         state = await trip.session.latest()

@@ -142,7 +142,7 @@ class Trip:
             summary_budget=SUMMARY_TOKENS,
             **options,
         )
-        if outcome.result in ("committed", "rejected"):
+        if outcome.summarised or outcome.result == "rejected":
             self.attempts += [outcome] * max(len(outcome.events), 1)
         return outcome
 
@@ -189,7 +189,7 @@ class Trip:
     async def _report_compaction(self, outcome: CompactionOutcome, index: int) -> None:
         if outcome.masked:
             await self._report_masking(outcome, index)
-        if outcome.result != "committed" or outcome.event is None:
+        if not outcome.summarised or outcome.event is None:
             return
         version = outcome.summary_version
         state = await self.session.latest()

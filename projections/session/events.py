@@ -128,11 +128,13 @@ class SummaryCommitted(SessionEvent):
 
     Version 2 allows a ``compaction_summary.v2`` summary (coverage in the summary itself, so
     ``covered_ids`` stays empty) and records whether the render came under the trigger.
+    Version 3 records ``erased_versions``: the covered messages that were already erased when
+    the summary was made (it saw them as ``[erased]``, so their erasure does not taint it).
     """
 
     type_name: ClassVar[str] = "SummaryCommitted"
-    schema_version: ClassVar[int] = 2
-    upcasters: ClassVar[dict[int, Upcaster]] = {1: _unchanged}
+    schema_version: ClassVar[int] = 3
+    upcasters: ClassVar[dict[int, Upcaster]] = {1: _unchanged, 2: _unchanged}
 
     summary_version: int = Field(ge=1)
     parent_version: int | None = None
@@ -154,6 +156,7 @@ class SummaryCommitted(SessionEvent):
     trigger: int | None = Field(default=None, ge=0)
     reached_trigger: bool | None = None
     why_not: str | None = None
+    erased_versions: list[int] = Field(default_factory=list)
 
 
 class SummaryRejected(SessionEvent):

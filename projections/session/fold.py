@@ -3,13 +3,16 @@ over typed events. Pure: no I/O.
 
 A stored event of a session type whose data does not validate is recorded in
 ``state.unreadable`` (version, position, type, why) and skipped; events of other types on the
-stream are ignored. An erased message keeps its place as ``[erased]`` (no content, no tokens),
-and summaries citing it become tainted.
+stream are ignored. An erased message keeps its place as ``[erased]`` (no content, no tokens).
+A summary that covers an erased message is tainted (never served) unless it was made after the
+erasure (its ``erased_versions`` name the message); erasure cascades to the summaries that
+covered the message, whose erased ``SummaryCommitted`` keeps its place in the chain as
+``erased``. Either way the chain serves the nearest servable ancestor.
 """
 
 from __future__ import annotations
 
-from bisect import bisect_left, bisect_right
+from bisect import bisect_right
 from collections.abc import Callable, Iterable
 from typing import Any
 
@@ -73,7 +76,7 @@ def _model_call(state: SessionState, event: RecordedEvent, _: ModelCallRecorded)
 
 def _committed(state: SessionState, event: RecordedEvent, data: SummaryCommitted) -> None:
     if isinstance(data.summary, CompactionSummaryV2):
-        covered_end, tainted = _v2_coverage(state, data.summary)
+        covered_end, tainted = _v2_coverage(state, data.summary, data.erased_versions)
     else:
         cited = data.summary.source_message_ids
         covered_end = 1 + max((state.index_of[i] for i in cited if i in state.index_of), default=-1)
@@ -85,14 +88,18 @@ def _committed(state: SessionState, event: RecordedEvent, data: SummaryCommitted
     state.chain.commit(event.version, committed)
 
 
-def _v2_coverage(state: SessionState, summary: CompactionSummaryV2) -> tuple[int, bool]:
+def _v2_coverage(
+    state: SessionState, summary: CompactionSummaryV2, erased_before: Iterable[int]
+) -> tuple[int, bool]:
     """Where a v2 summary's coverage ends (one past its last message) and whether a covered
-    message was erased (then the summary may hold a copy of it, and is never served)."""
+    message was erased after the summary was made (then the summary may hold a copy of it,
+    and is never served). ``erased_before``: the versions it saw as ``[erased]``."""
     versions = state.message_versions
-    tainted = False
-    for first, last in summary.coverage.ranges:
-        start, end = bisect_left(versions, first), bisect_right(versions, last)
-        tainted = tainted or any(index in state.erased for index in range(start, end))
+    seen_erased = set(erased_before)
+    tainted = any(
+        summary.coverage.contains(versions[index]) and versions[index] not in seen_erased
+        for index in state.erased
+    )
     return bisect_right(versions, summary.coverage.last), tainted
 
 
@@ -137,7 +144,8 @@ class SessionView:
     name = "context_view"
     #: 2: typed events, the summary chain in its own structure, unreadable events recorded.
     #: 3: event ids of messages, masked tool results.
-    version = 3
+    #: 4: erased summaries in the chain; a tainted head serves its nearest servable ancestor.
+    version = 4
 
     @staticmethod
     def streams(session_id: str) -> list[str]:
@@ -203,11 +211,17 @@ def _parse(state: SessionState, event: RecordedEvent) -> SessionEvent | None:
 
 
 def _erased(state: SessionState, event: RecordedEvent) -> None:
-    """An erased payload: a message keeps its place, never its content."""
+    """An erased payload: a message keeps its place, never its content; an erased summary
+    keeps its version in the chain; an erased model call still counts."""
     if event.type == "MessageAppended":
         message = Message(id=f"erased:{event.event_id}", role="user", content=ERASED)
         state.erased.add(len(state.messages))
         state.add_message(message, 0, event.version, event.hash, str(event.event_id))
+    elif event.type == "SummaryCommitted":
+        state.chain.commit_erased(event.version)
+    elif event.type == "ModelCallRecorded":
+        state.model_calls += 1
+        state.model_call_versions.append(event.version)
 
 
 def parse_event(event: RecordedEvent) -> SessionEvent | None:

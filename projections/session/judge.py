@@ -67,7 +67,15 @@ def judge(
         trigger=trigger,
         reached_trigger=after <= trigger,
         why_not=None if after <= trigger else (plan.why_not or _still_over(plan, after)),
+        erased_versions=_erased_versions(plan, summary),
     )
+
+
+def _erased_versions(plan: CompactionPlan, summary: CompactionSummaryV2) -> list[int]:
+    """The covered messages that are erased already: the summary saw them as ``[erased]``."""
+    state = plan.cut.state
+    versions = (state.message_versions[index] for index in state.erased)
+    return sorted(v for v in versions if summary.coverage.contains(v))
 
 
 def _report(

@@ -2,8 +2,14 @@
 head after each summary event (so any earlier head is known), and the rejections. Pure: no I/O.
 
 Statuses: ``active`` (the head, untainted), ``superseded`` (an earlier head), ``rolled back``
-(left by a rollback and never head again), ``tainted`` (a message it covers was erased: never
-served) and ``rejected`` (refused by the gate; no summary was committed).
+(left by a rollback and never head again), ``tainted`` (a message it covers was erased after
+the summary was made, so it may quote it: never served), ``erased`` (its payload was erased with
+a message it covered: the erasure cascades to summaries) and ``rejected`` (refused by the gate;
+no summary was committed).
+
+A head that is tainted or erased serves its nearest servable ancestor (the summary it was
+rolled forward from), whose coverage ends before the erased message; the next compaction rolls
+forward from there again, so one erasure never ends compaction of a session.
 """
 
 from __future__ import annotations
@@ -59,6 +65,9 @@ class SummaryChain:
     """Every summary version of a session, and its head at every stream version."""
 
     committed: dict[int, CommittedSummary] = field(default_factory=dict)
+    #: versions whose ``SummaryCommitted`` payload was erased, with the version each rolled
+    #: forward from (the served summary when it was committed)
+    erased: dict[int, int | None] = field(default_factory=dict)
     heads: list[tuple[int, int | None]] = field(default_factory=list)  # (stream version, head)
     rejections: list[tuple[int, list[str]]] = field(default_factory=list)
     #: the session's group count at the last attempt, when it was rejected (backoff)
@@ -71,13 +80,24 @@ class SummaryChain:
 
     def next_version(self) -> int:
         """The version number a new summary attempt gets."""
-        return max(self.committed, default=0) + 1
+        return max(max(self.committed, default=0), max(self.erased, default=0)) + 1
 
     def commit(self, at_version: int, summary: CommittedSummary) -> None:
         """A committed summary, which becomes the head at stream version ``at_version``."""
         self.committed[summary.version] = summary
         self.heads.append((at_version, summary.version))
         self.last_rejection_groups = None
+
+    def commit_erased(self, at_version: int) -> int:
+        """A committed summary whose payload was erased since: it takes the next version
+        number (versions are given in commit order) and becomes the head, which then serves
+        its nearest servable ancestor. Returns its version."""
+        served = self.served(self.head)
+        version = self.next_version()
+        self.erased[version] = served.version if served is not None else None
+        self.heads.append((at_version, version))
+        self.last_rejection_groups = None
+        return version
 
     def roll_back(self, at_version: int, to_version: int | None) -> None:
         """The head moved back (or to no summary) at stream version ``at_version``."""
@@ -96,9 +116,19 @@ class SummaryChain:
         return self.heads[index - 1][1] if index else None
 
     def served(self, head: int | None) -> CommittedSummary | None:
-        """The version a head names, unless it is unknown or tainted (then none is served)."""
-        active = self.committed.get(head) if head is not None else None
-        return None if active is None or active.tainted else active
+        """The summary served when ``head`` is the head: that version, or when it is tainted
+        or erased its nearest servable ancestor (None: no summary, the window is served)."""
+        seen: set[int] = set()
+        while head is not None and head not in seen:
+            seen.add(head)
+            if head in self.erased:
+                head = self.erased[head]
+                continue
+            committed = self.committed.get(head)
+            if committed is None or not committed.tainted:
+                return committed
+            head = committed.parent
+        return None
 
     def versions(self) -> list[dict[str, Any]]:
         """Every version with its status, parent, coverage and fact diff, then rejections."""
@@ -115,6 +145,11 @@ class SummaryChain:
             }
             for version, committed in sorted(self.committed.items())
         ]
+        chain += [
+            {"version": version, "status": "erased", "parent": parent}
+            for version, parent in self.erased.items()
+        ]
+        chain.sort(key=lambda row: row["version"])
         chain += [
             {"version": v, "status": "rejected", "failed_checks": checks}
             for v, checks in self.rejections
@@ -139,6 +174,7 @@ class SummaryChain:
         """The chain as JSON-ready data (for snapshots)."""
         return {
             "committed": [c.to_dict() for c in self.committed.values()],
+            "erased": [[version, parent] for version, parent in self.erased.items()],
             "heads": [list(entry) for entry in self.heads],
             "rejections": [[v, checks] for v, checks in self.rejections],
             "last_rejection_groups": self.last_rejection_groups,
@@ -150,6 +186,7 @@ class SummaryChain:
         committed = [CommittedSummary.from_dict(c) for c in raw["committed"]]
         return cls(
             {c.version: c for c in committed},
+            {int(version): parent for version, parent in raw.get("erased", [])},
             [(at, head) for at, head in raw["heads"]],
             [(v, list(checks)) for v, checks in raw["rejections"]],
             raw.get("last_rejection_groups"),

@@ -383,7 +383,8 @@ def test_compact_says_where_the_context_ended_and_why_not(tmp_path: Path) -> Non
     pin = ctxledger("pin", *where, "rules", "--reason", "the user's rules", db=db)
     assert pin.returncode == 0, pin.stderr
     compacted = ctxledger("compact", *where, *limits, db=db)
-    assert compacted.returncode == 0, compacted.stderr
+    assert compacted.returncode == 1, compacted.stderr  # committed, but still over: not done
+    assert "committed and served, but the context is still over" in compacted.stdout
     assert "still over the trigger of 480 (600 usable)" in compacted.stdout
     assert "why not: the prefix, the pins and the current turn alone take" in compacted.stdout
     as_json = json.loads(ctxledger("compact", *where, *limits, "--json", db=db).stdout)

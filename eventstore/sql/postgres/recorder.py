@@ -211,11 +211,17 @@ class PostgresRecorder:
         return match_retry(tenant_id, stream_id, pending, existing)
 
     async def erase(
-        self, tenant_id: str, event_ids: Sequence[str], make_erasure: MakeErasure
+        self,
+        tenant_id: str,
+        event_ids: Sequence[str],
+        make_erasure: MakeErasure,
+        expected_position: int | None = None,
     ) -> ErasureOutcome:
         async with self._connections.connection(tenant_id) as db, db.transaction():
             steps = PostgresErasure(db, tenant_id, self._lock_timeout(), self.row_level_security)
-            return await run_erasure(steps, tenant_id, event_ids, make_erasure, timestamp_now())
+            return await run_erasure(
+                steps, tenant_id, event_ids, make_erasure, timestamp_now(), expected_position
+            )
 
     async def read_stream(
         self, tenant_id: str, stream_id: str, from_version: int, to_version: int | None

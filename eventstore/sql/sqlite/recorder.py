@@ -12,6 +12,7 @@ from __future__ import annotations
 import asyncio
 import os
 from collections.abc import Callable, Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import Any, Final, TypeVar
 from urllib.parse import quote
@@ -209,7 +210,11 @@ class SqliteRecorder:
         return await self._write(worker.append, tenant_id, stream_id, expected_version, pending)
 
     async def erase(
-        self, tenant_id: str, event_ids: Sequence[str], make_erasure: MakeErasure
+        self,
+        tenant_id: str,
+        event_ids: Sequence[str],
+        make_erasure: MakeErasure,
+        expected_position: int | None = None,
     ) -> ErasureOutcome:
         self._ready()
         async with self._write_lock:
@@ -219,15 +224,27 @@ class SqliteRecorder:
             try:
                 steps = SqliteErasure(self, writer, tenant_id)
                 outcome = await run_erasure(
-                    steps, tenant_id, event_ids, make_erasure, timestamp_now()
+                    steps, tenant_id, event_ids, make_erasure, timestamp_now(), expected_position
                 )
                 await self._run(writer, worker.commit)
             except BaseException:
                 await self._run(writer, worker.rollback)
                 raise
-            if outcome.erasure is not None:
-                await self._run(writer, worker.flush_wal)
-            return outcome
+            # Also when every id was erased before: running the erasure again finishes a
+            # flush that a reader held up.
+            if await self._run(writer, worker.flush_wal):
+                return outcome
+            return replace(outcome, residue=self._residue())
+
+    def _residue(self) -> str:
+        return (
+            f"another connection to {self.path} held a read transaction open for longer than "
+            f"the busy timeout ({self.busy_timeout:g} s), so the pages and WAL frames that held "
+            f"the erased payloads could not be overwritten yet: they stay in {self.path} and "
+            f"its -wal file until that reader ends and the WAL is checkpointed; run the same "
+            f"erasure again then (it only flushes), or open the store with a longer "
+            f"busy_timeout"
+        )
 
     async def read_stream(
         self, tenant_id: str, stream_id: str, from_version: int, to_version: int | None

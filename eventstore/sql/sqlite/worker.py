@@ -88,10 +88,14 @@ def commit(db: sqlite3.Connection) -> None:
     db.execute("COMMIT")
 
 
-def flush_wal(db: sqlite3.Connection) -> None:
+def flush_wal(db: sqlite3.Connection) -> bool:
     """Copy the WAL into the main file and truncate it, so that the pre-erasure page images
-    it holds are gone (readers of other connections are waited for, up to the busy timeout)."""
-    db.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchall()
+    it holds are gone (readers of other connections are waited for, up to the busy timeout).
+    Returns False when a reader still held an older snapshot at the deadline: then the main
+    file still holds the old pages and the WAL the old frames (``PRAGMA wal_checkpoint``
+    reports it as busy)."""
+    busy, _, _ = db.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchone()
+    return not busy
 
 
 def rollback(db: sqlite3.Connection) -> None:

@@ -1,10 +1,4 @@
-"""Erasure with what was derived from the erased events.
-
-``EventStore.erase`` deletes the payloads it is given. A memory proposal copies a value out of
-the messages it cites, so erasing a message alone would leave that value readable in the
-proposal's payload (the memory view shows it "retracted", ``log --json`` and bundles still
-carry it). :func:`erase_events` therefore erases, in the same recorded step, every
-``MemoryProposed`` event whose sources include an erased event.
+"""Erasure by owner: everything of sessions or of users.
 
 :func:`erase_sessions` and :func:`erase_users` erase everything of sessions or users in one
 recorded step (one ``PayloadErased``, GDPR art. 17): for a session, its stream, the Agents SDK
@@ -16,51 +10,22 @@ are not tied to a user in the log: name them with ``erase_sessions`` as well.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
-from uuid import UUID
 
-from eventstore import ErasureReceipt, EventStore, LedgerError
-from projections.memory.events import MEMORY_PROPOSED
+from eventstore import EventStore, LedgerError
+from projections.erasure.cascade import CascadedErasure, erase_events
 
-__all__ = ["derived_proposals", "erase_events", "erase_sessions", "erase_users"]
-
-_MEMORY_PREFIX = "memory/"
-
-
-async def derived_proposals(
-    store: EventStore, tenant_id: str, event_ids: Iterable[str]
-) -> list[str]:
-    """The ids of the tenant's ``MemoryProposed`` events that cite any of ``event_ids``."""
-    wanted = set(event_ids)
-    found: list[str] = []
-    for head in await store.streams(tenant_id):
-        if not head.stream_id.startswith(_MEMORY_PREFIX):
-            continue
-        for event in await store.read_stream(tenant_id, head.stream_id):
-            sources = (event.data or {}).get("source_event_ids") or []
-            if event.type == MEMORY_PROPOSED and wanted.intersection(map(str, sources)):
-                found.append(str(event.event_id))
-    return found
-
-
-async def erase_events(
-    store: EventStore,
-    tenant_id: str,
-    event_ids: Iterable[UUID | str],
-    *,
-    reason: str,
-    requested_by: str,
-) -> ErasureReceipt:
-    """Erase ``event_ids`` and the memory proposals derived from them, in one erasure.
-
-    Raises the errors of :meth:`EventStore.erase`."""
-    ids = [str(i) for i in event_ids]
-    derived = [i for i in await derived_proposals(store, tenant_id, ids) if i not in ids]
-    return await store.erase(tenant_id, ids + derived, reason=reason, requested_by=requested_by)
+__all__ = ["erase_sessions", "erase_users"]
 
 
 async def erase_sessions(
-    store: EventStore, tenant_id: str, session_ids: Iterable[str], *, reason: str, requested_by: str
-) -> ErasureReceipt:
+    store: EventStore,
+    tenant_id: str,
+    session_ids: Iterable[str],
+    *,
+    reason: str,
+    requested_by: str,
+    dry_run: bool = False,
+) -> CascadedErasure:
     """Erase every event of the sessions (and what was derived from them) in one erasure.
 
     Raises:
@@ -73,13 +38,20 @@ async def erase_sessions(
             f"(ctxledger streams --tenant {tenant_id} lists them)"
         )
 
-    how = {"reason": reason, "requested_by": requested_by}
-    return await _erase_owned(store, tenant_id, session_ids, _of_session, missing, **how)
+    return await _erase_owned(
+        store, tenant_id, session_ids, _of_session, missing, reason, requested_by, dry_run
+    )
 
 
 async def erase_users(
-    store: EventStore, tenant_id: str, user_ids: Iterable[str], *, reason: str, requested_by: str
-) -> ErasureReceipt:
+    store: EventStore,
+    tenant_id: str,
+    user_ids: Iterable[str],
+    *,
+    reason: str,
+    requested_by: str,
+    dry_run: bool = False,
+) -> CascadedErasure:
     """Erase every event of the users' memory, consents and ADK sessions in one erasure.
 
     Raises:
@@ -92,8 +64,9 @@ async def erase_users(
             f"{user_id!r}; nothing was erased"
         )
 
-    how = {"reason": reason, "requested_by": requested_by}
-    return await _erase_owned(store, tenant_id, user_ids, _of_user, missing, **how)
+    return await _erase_owned(
+        store, tenant_id, user_ids, _of_user, missing, reason, requested_by, dry_run
+    )
 
 
 async def _erase_owned(
@@ -102,10 +75,10 @@ async def _erase_owned(
     owners: Iterable[str],
     owns: Callable[[str, str], bool],
     missing: Callable[[str], str],
-    *,
     reason: str,
     requested_by: str,
-) -> ErasureReceipt:
+    dry_run: bool,
+) -> CascadedErasure:
     """Erase every stream some owner ``owns`` (one erasure); refuse if an owner has none."""
     wanted = list(owners)
     heads = await store.streams(tenant_id)
@@ -114,7 +87,9 @@ async def _erase_owned(
         if not any(owns(stream, owner) for stream in streams):
             raise LedgerError(missing(owner))
     ids = await _readable(store, tenant_id, streams)
-    return await erase_events(store, tenant_id, ids, reason=reason, requested_by=requested_by)
+    return await erase_events(
+        store, tenant_id, ids, reason=reason, requested_by=requested_by, dry_run=dry_run
+    )
 
 
 def _of_session(stream: str, session_id: str) -> bool:
