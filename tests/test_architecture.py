@@ -61,7 +61,7 @@ PURE_MODULES = [
     "projections.summaries.schema",
     "projections.summaries.block",
     "projections.summaries.sanitize",
-    "projections.summaries.secrets",
+    "projections.secrets.rules",
     "projections.summaries.normalize",
     "projections.summaries.validation",
     "projections.summaries.chain",

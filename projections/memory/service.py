@@ -37,7 +37,7 @@ from projections.memory.rules import Candidate, RecalledMemory, candidates, reca
 from projections.memory.state import UserMemory
 from projections.memory.view import USER_MEMORY
 from projections.runner import ProjectionRunner
-from projections.summaries.sanitize import SanitizeReport, redact
+from projections.summaries.sanitize import SanitizeReport, redact_keyed
 
 __all__ = ["At", "ForgetReceipt", "LongTermMemory"]
 
@@ -83,8 +83,9 @@ class LongTermMemory:
         """Record a candidate for long-term memory (``MemoryProposed`` on ``memory/<user>``).
 
         Nothing is promoted here: the promoter decides, from consent and the tenant policy.
-        Secrets in ``value`` (keys, tokens, card numbers, ...) are redacted as they are for a
-        summarizer, before anything is recorded.
+        Secrets in ``value`` (keys, tokens, card numbers, ...; the whole value when ``key``
+        names a secret, such as ``wifi password``; values under sensitive keys when it is a
+        JSON object) are redacted as they are for a summarizer, before anything is recorded.
 
         Raises:
             MemoryRequestError: a field is not valid, or a source event is not in the tenant.
@@ -97,7 +98,7 @@ class LongTermMemory:
             "memory proposal",
             key=key,
             # The summarizer's redaction: a secret never becomes a long-lived memory.
-            value=redact(value, SanitizeReport()) if isinstance(value, str) else value,
+            value=redact_keyed(key, value, SanitizeReport()),
             category=category,
             source_ids=list(source_ids),
             source_event_ids=event_ids,

@@ -30,6 +30,7 @@ from projections.session.events import (
 from projections.session.fold import parse_event
 from projections.session.render import plan_render, summary_message
 from projections.session.state import Cut, SessionState
+from projections.summaries.sanitize import redact_for_display
 
 __all__ = ["DEFAULT_REPORT_BUDGET", "KEEP_GROUPS", "SECTION_CODES", "session_report_data"]
 
@@ -88,10 +89,13 @@ def tell(progress: Progress | None, done: int, total: int) -> None:
 
 
 def message_text(message: Message) -> str:
-    """What the report shows of a message: its text, then its tool calls."""
-    text = text_of(message)
+    """What the report shows of a message: its text, then its tool calls, secrets redacted
+    (a report is a file that travels: it never carries a password a tool was given)."""
+    text = redact_for_display(text_of(message))
     if message.tool_calls:
-        calls = "; ".join(f"{c.name}({c.arguments})" for c in message.tool_calls)
+        calls = "; ".join(
+            f"{c.name}({redact_for_display(c.arguments)})" for c in message.tool_calls
+        )
         text = f"{text} {calls}" if text else calls
     return text
 

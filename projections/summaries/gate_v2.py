@@ -19,21 +19,22 @@ verbatim, so a right summary is never refused for the way it is written.
   supersedes them, or they are listed in ``dropped_facts`` and do not fit the budget next to
   the carried facts kept (with nothing else: capacity, never preference);
 - ``budget``: the block fits its token budget;
-- ``no_instructions``: no directive to the model anywhere in the summary.
+- ``no_instructions``: no directive to the model anywhere in the summary;
+- ``no_secrets``: no secret anywhere in the summary (:mod:`projections.secrets`).
 """
 
 from __future__ import annotations
 
 import json
 import re
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from pydantic import ValidationError
 
 from projections.context.messages import Message, text_of
 from projections.summaries.block_v2 import render_summary_block_v2
-from projections.summaries.injection import looks_like_instruction
+from projections.summaries.gate_text import instruction_problems, secret_problems, statements
 from projections.summaries.normalize import (
     clauses,
     has_negation,
@@ -59,6 +60,7 @@ CHECKS_V2 = (
     "carried_facts",
     "budget",
     "no_instructions",
+    "no_secrets",
 )
 Sources = Mapping[int, Message]
 _PATH_PART = re.compile(r"\[(\d+)\]|\.?([^.\[\]]+)")
@@ -104,7 +106,8 @@ def validate_summary_v2(
         _result("open_questions", _question_problems(candidate, parent, sources)),
         _result("carried_facts", _carried_problems(candidate, parent, budget, count_tokens)),
         _result("budget", _budget_problems(candidate, budget, count_tokens)),
-        _result("no_instructions", _instruction_problems(candidate)),
+        _result("no_instructions", instruction_problems(candidate)),
+        _result("no_secrets", secret_problems(candidate)),
     ]
     return ValidationReport(ok=all(check.ok for check in checks), checks=checks)
 
@@ -221,23 +224,13 @@ def _document(message: Message, source: str) -> Any:
         return _MISSING
 
 
-def _statements(summary: CompactionSummaryV2) -> Iterable[tuple[str, str, list[int]]]:
-    for fact in summary.facts:
-        yield f"fact {fact.key!r}", fact.value, fact.src
-    for decision in summary.decisions:
-        text = f"{decision.text} {decision.reason or ''}"
-        yield f"decision {decision.text!r}", text, decision.src
-    for question in (*summary.open_questions, *summary.expired_questions):
-        yield f"question {question.text!r}", question.text, question.src
-
-
 def _cited_text(versions: list[int], sources: Sources) -> str:
     return "\n".join(_message_text(sources[v]) for v in versions if v in sources)
 
 
 def _quantity_problems(summary: CompactionSummaryV2, sources: Sources) -> list[str]:
     problems = []
-    for what, text, versions in _statements(summary):
+    for what, text, versions in statements(summary):
         source = quantities(_cited_text(versions, sources))
         missing = {t for t in quantities(text) - source if not year_implied(t, source)}
         if missing:
@@ -385,15 +378,3 @@ def _budget_problems(
     return (
         [f"the summary takes {used} tokens, over its budget of {budget}"] if used > budget else []
     )
-
-
-def _instruction_problems(summary: CompactionSummaryV2) -> list[str]:
-    texts = [text for _, text, _ in _statements(summary)]
-    texts += [f"{v.key} {v.value}" for v in summary.values]
-    texts += [f"{f.key}" for f in summary.facts]
-    texts += [f"{t.call} {t.digest}" for t in summary.tools]
-    return [
-        f"instruction-like text: {match.group(0)!r}"
-        for text in texts
-        if (match := looks_like_instruction(text))
-    ]

@@ -4,10 +4,11 @@ injected).
 Three things, each counted in a :class:`SanitizeReport`:
 
 - tool results longer than a token limit are cut to their head and tail, the cut marked;
-- secrets are redacted (:mod:`projections.summaries.secrets`): provider tokens, key/value
-  credentials and passwords, private keys, JWTs, passwords in URLs, e-mail addresses, phone
-  numbers, payment cards (Luhn), CVVs, IBANs (mod 97), SSNs and PRC resident ids (checksum), in
-  string content, every text of list content (nested parts too) and tool-call arguments;
+- secrets are redacted in layers (:mod:`projections.secrets`): values under sensitive keys at
+  any depth of JSON (tool-call arguments, tool results, content parts, JSON inside strings),
+  then in every other string key/value credentials, detect-secrets' provider formats,
+  checksummed numbers (cards, IBANs, ids), private keys, passwords in URLs and random-looking
+  tokens; e-mail addresses and phone numbers too;
 - text that could fake the summary block, a chat-template token or a role marker is neutralised.
 """
 
@@ -20,11 +21,18 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 
 from projections.context.messages import Message
-from projections.summaries.secrets import RULES, Rule, normalise_spaces
+from projections.secrets import Finding, find_secrets, redact_json_text, redact_structure
+from projections.secrets.rules import RULES, normalise_spaces
 
-__all__ = ["SanitizeReport", "redact", "redact_data", "sanitize_messages"]
+__all__ = [
+    "SanitizeReport",
+    "redact",
+    "redact_data",
+    "redact_for_display",
+    "redact_keyed",
+    "sanitize_messages",
+]
 
-_URL_PASSWORD = re.compile(r"(?i)\b([a-z][a-z0-9+.-]*://[^/\s:@]+):([^@\s/]+)@")
 # Phone numbers in forms that are hard to mistake for amounts, dates or ids: with a country
 # code, with an area code in parentheses, North American 3-3-4, or a PRC mobile number.
 _PHONE = re.compile(
@@ -33,11 +41,7 @@ _PHONE = re.compile(
     r"|(?<!\d)\d{3}-\d{3}-\d{4}(?!\d)"
     r"|(?<!\d)1[3-9]\d{9}(?!\d)"
 )
-_PHONE_RULE = Rule("phone", _PHONE)
-# Keys of content parts that name structure, never carry free text.
-_STRUCTURAL_KEYS = frozenset(
-    {"type", "id", "call_id", "tool_call_id", "tool_use_id", "name", "mime_type", "media_type"}
-)
+_EMAIL = next(rule.pattern for rule in RULES if rule.kind == "email")
 _FAKE_BLOCK = re.compile(r"(?i)<\s*(/?)\s*compaction_summary")
 _TEMPLATE_TOKEN = re.compile(r"<\|([^|<>\n]{1,40})\|>")
 _ROLE_MARKER = re.compile(r"(?im)^(\s*)(system|developer|assistant|user|tool)(\s*:)")
@@ -61,46 +65,52 @@ class SanitizeReport:
 
 
 def redact(text: str, report: SanitizeReport) -> str:
-    """``text`` with secrets replaced by ``[redacted:<kind>]``, counted in ``report``.
-
-    The rules are in :mod:`projections.summaries.secrets`; the text is normalised first
-    (Unicode spaces as ASCII spaces), so a separator cannot hide a number."""
+    """``text`` with secrets (:func:`~projections.secrets.find_secrets`), e-mail addresses
+    and phone numbers replaced by ``[redacted:<kind>]``, counted in ``report``. The text is
+    normalised first (Unicode spaces as ASCII spaces), so a separator cannot hide a number."""
     text = normalise_spaces(text)
-
-    def url_password(match: re.Match[str]) -> str:
-        report.redactions["url_password"] += 1
-        return f"{match.group(1)}:[redacted:url_password]@"
-
-    text = _URL_PASSWORD.sub(url_password, text)
-    for rule in RULES:
-        text = rule.pattern.sub(_replacer(rule, report), text)
-    return _PHONE.sub(_replacer(_PHONE_RULE, report), text)
-
-
-def _replacer(rule: Rule, report: SanitizeReport) -> Callable[[re.Match[str]], str]:
-    def replace(match: re.Match[str]) -> str:
-        found = match.group(0)
-        if rule.valid is not None and not rule.valid(found):
-            return found
-        report.redactions[rule.kind] += 1
-        prefix = match.group(1) if rule.keep_prefix else ""
-        return f"{prefix}[redacted:{rule.kind}]"
-
-    return replace
+    spans = find_secrets(text)
+    for pattern, kind in ((_EMAIL, "email"), (_PHONE, "phone")):
+        spans += [Finding(m.start(), m.end(), kind) for m in pattern.finditer(text)]
+    kept, at = [], 0
+    for span in sorted(spans):
+        if span.start < at:
+            continue  # inside a span already redacted
+        report.redactions[span.kind] += 1
+        kept.append(f"{text[at : span.start]}[redacted:{span.kind}]")
+        at = span.end
+    return "".join(kept) + text[at:]
 
 
 def redact_data(value: object, report: SanitizeReport) -> object:
-    """Every string in a JSON value redacted (and neutralised), except type tags and ids."""
-    if isinstance(value, str):
-        return _add(report, _cleaned(value))
-    if isinstance(value, list):
-        return [redact_data(item, report) for item in value]
-    if isinstance(value, dict):
-        return {
-            key: item if key in _STRUCTURAL_KEYS else redact_data(item, report)
-            for key, item in value.items()
-        }
-    return value
+    """A JSON value redacted: values under sensitive keys at any depth, every other string
+    redacted and neutralised (type tags and ids kept)."""
+    return redact_structure(value, _text_cleaner(report), _counter(report))
+
+
+def redact_keyed(key: str, value: object, report: SanitizeReport) -> object:
+    """``value`` redacted as if it stood under ``key`` in a JSON object: wholly when ``key``
+    names a secret (a memory keyed ``wifi password``), else by structure and text."""
+    cleaned = redact_structure({key: value}, lambda text: redact(text, report), _counter(report))
+    assert isinstance(cleaned, dict)
+    return cleaned[key]
+
+
+def redact_for_display(text: str) -> str:
+    """``text`` (JSON inside it too) with its secrets redacted, for a report or a listing."""
+    report = SanitizeReport()
+    return redact_json_text(text, lambda inner: redact(inner, report), _counter(report))
+
+
+def _text_cleaner(report: SanitizeReport, neutralising: bool = True) -> Callable[[str], str]:
+    return lambda text: _add(report, _cleaned(text, neutralising))
+
+
+def _counter(report: SanitizeReport) -> Callable[[str], None]:
+    def count(kind: str) -> None:
+        report.redactions[kind] += 1
+
+    return count
 
 
 def neutralise(text: str, report: SanitizeReport) -> str:
@@ -141,6 +151,7 @@ def sanitize_messages(
     for message in messages:
         content = message.content
         if isinstance(content, str):
+            content = redact_json_text(content, lambda text: text, _counter(report))  # keys first
             if message.role == "tool":
                 cut = _truncate(content, tool_result_tokens, count_tokens)
                 if cut is not None:
@@ -150,7 +161,13 @@ def sanitize_messages(
         elif isinstance(content, list):  # typed parts, nested ones too: every text is cleaned
             content = [redact_data(part, report) for part in content]  # type: ignore[misc]
         calls = [
-            call.model_copy(update={"arguments": _add(report, _cleaned(call.arguments, False))})
+            call.model_copy(
+                update={
+                    "arguments": redact_json_text(
+                        call.arguments, _text_cleaner(report, False), _counter(report)
+                    )
+                }
+            )
             for call in message.tool_calls
         ]
         cleaned.append(message.model_copy(update={"content": content, "tool_calls": calls}))

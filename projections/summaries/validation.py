@@ -11,7 +11,8 @@ summary is served only when all pass. Checks:
 - ``open_questions``: the parent's open questions are kept, or resolved by a newer citation;
 - ``confirmed_facts``: a confirmed fact of the parent changes value only with a newer source;
 - ``budget``: the rendered block fits the summary's token budget;
-- ``no_instructions``: no directive to the model and no attempt to grant tools or permissions.
+- ``no_instructions``: no directive to the model and no attempt to grant tools or permissions;
+- ``no_secrets``: no secret anywhere in its text (:mod:`projections.secrets`).
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, ValidationError
 
 from projections.context.messages import Message, text_of
+from projections.secrets import find_secrets
 from projections.summaries.block import render_summary_block
 from projections.summaries.injection import looks_like_instruction
 from projections.summaries.normalize import clauses, has_negation, quantities, terms
@@ -39,6 +41,7 @@ CHECKS = (
     "confirmed_facts",
     "budget",
     "no_instructions",
+    "no_secrets",
 )
 
 
@@ -110,6 +113,7 @@ def validate_summary(
         _result("confirmed_facts", _fact_change_problems(candidate, parent, parent_ids)),
         _result("budget", _budget_problems(candidate, budget, count_tokens)),
         _result("no_instructions", _instruction_problems(candidate)),
+        _result("no_secrets", _secret_problems(candidate)),
     ]
     return ValidationReport(ok=all(check.ok for check in checks), checks=checks)
 
@@ -258,10 +262,23 @@ def _budget_problems(
     )
 
 
-def _instruction_problems(summary: CompactionSummary) -> list[str]:
+def _texts(summary: CompactionSummary) -> list[str]:
     texts = [text for _, text, _ in _cited(summary)]
     texts += [fact.key for fact in summary.facts]
     texts += [digest.digest for digest in summary.tool_result_digests]
+    return texts
+
+
+def _secret_problems(summary: CompactionSummary) -> list[str]:
+    return [
+        f"a {finding.kind} secret ({finding.end - finding.start} characters) in its text"
+        for text in _texts(summary)
+        for finding in find_secrets(text)
+    ]
+
+
+def _instruction_problems(summary: CompactionSummary) -> list[str]:
+    texts = _texts(summary)
     return [
         f"instruction-like text: {match.group(0)!r}"
         for text in texts
