@@ -96,8 +96,9 @@ def check_anchors(
     Args:
         leaves: the tenant's event hashes in position order (already chain-verified).
         logged: the tenant's ``CheckpointRecorded`` events.
-        verifiers: keys whose signatures are required on every checkpoint (none: signatures
-            are not checked, which the report says).
+        verifiers: keys whose signatures are required on every checkpoint, and at least one
+            such checkpoint must anchor a non-empty log (none: signatures are not checked,
+            which the report says).
         trusted: signed checkpoint notes published earlier, held outside the database.
         stored_nodes: stored perfect subtrees, by algorithm then level, index order.
     """
@@ -114,6 +115,18 @@ def check_anchors(
         if opened is not None:
             claims.append(opened[0])
             signed += opened[1]
+    if verifiers and leaves and not signed:
+        findings.append(
+            AnchorFinding(
+                _LOGGED,
+                None,
+                None,
+                f"no checkpoint signed by the given keys anchors the log ({len(logged)} "
+                f"recorded, {len(trusted)} trusted): without one, a log whose events were "
+                f"rewritten and rehashed would verify; restore the checkpoints or pass one you "
+                f"hold with --trusted-checkpoint",
+            )
+        )
     _check_roots(leaves, claims, findings)
     nodes = _check_nodes(leaves, stored_nodes or {}, findings)
     return AnchorReport(

@@ -3,7 +3,9 @@
 A bundle is one JSON document (``ctxledger-bundle/1``): the tenant's event envelopes with their
 payloads and salts (erased ones marked erased, payload and salt absent), the signed checkpoints,
 the consistency proofs between consecutive checkpoints and, for a one-stream export, an
-inclusion proof of every exported event in the newest checkpoint's tree.
+inclusion proof of every exported event in the newest checkpoint's tree and of the stream's
+head in the heads that checkpoint signs (:mod:`eventstore.stream_heads`), which proves the
+bundle is the whole stream.
 
 :func:`verify_bundle` checks all of it from the bundle alone: payload commitments, event hashes,
 per-stream chains, checkpoint signatures and their origin, forks (two roots for one size),
@@ -18,16 +20,15 @@ from __future__ import annotations
 import base64
 import itertools
 from collections.abc import Callable
-from typing import Any, Protocol
+from typing import Any, Protocol, cast
 
 from eventstore.bundle_checks import erasure_names
 from eventstore.bundle_verify import BUNDLE_FORMAT, BundleFailure, BundleReport, verify_bundle
 from eventstore.errors import LedgerError
-from eventstore.merkle import (
-    Algorithm,
-)
-from eventstore.notes import open_note, parse_checkpoint
+from eventstore.merkle import Algorithm, ProofError, verify_consistency
+from eventstore.notes import Checkpoint, open_note, parse_checkpoint
 from eventstore.records import CHECKPOINT_STREAM, StoredEvent, default_origin
+from eventstore.stream_heads import head_proof, heads_at
 
 __all__ = [
     "BUNDLE_FORMAT",
@@ -61,6 +62,7 @@ async def export_bundle(
     stream: str | None = None,
     origin: str | None = None,
     trusted_size: int | None = None,
+    trusted: Checkpoint | None = None,
     progress: Callable[[int, int], None] | None = None,
 ) -> dict[str, Any]:
     """The bundle of a tenant (or one stream), up to its newest checkpoint.
@@ -69,12 +71,15 @@ async def export_bundle(
 
     A stream export also carries the ``PayloadErased`` events that explain its erased events
     (``erasures``), with inclusion proofs. With ``trusted_size`` (the size of a checkpoint an
-    auditor holds) the bundle carries the consistency proof from it to the newest checkpoint.
+    auditor holds) the bundle carries the consistency proof from it to the newest checkpoint;
+    with ``trusted`` (that checkpoint itself) the export first checks that it is a checkpoint
+    of this log: same origin and hash, and the log's tree at its size has its root.
 
     Raises:
         LedgerError: the tenant has no checkpoint yet (run ``ctxledger checkpoint`` first); an
             exported payload is missing and no ``PayloadErased`` up to the newest checkpoint
-            names it; ``trusted_size`` is beyond the newest checkpoint.
+            names it; ``trusted_size`` is beyond the newest checkpoint; ``trusted`` is not a
+            checkpoint of this log.
     """
     notes = await source.checkpoint_notes(tenant_id)
     if not notes:
@@ -91,6 +96,9 @@ async def export_bundle(
     _refuse_unexplained(entries, named, stream)
     chosen = entries if stream is None else [e for e in entries if e["stream_id"] == stream]
     erasures = [] if stream is None else _explaining(entries, chosen, named)
+    if trusted is not None:
+        await _check_trusted_is_ours(source, tenant_id, trusted, newest)
+        trusted_size = trusted.size
     sizes = sorted({c.size for c in checkpoints})
     pairs = list(itertools.pairwise(sizes))
     if trusted_size is not None:
@@ -132,7 +140,46 @@ async def export_bundle(
     }
     if stream is not None:
         bundle["erasures"] = erasures
+        if newest.heads is not None and chosen:
+            heads = heads_at(_Head.of(e) for e in entries)
+            bundle["stream_head"] = head_proof(heads, stream, newest.algorithm)  # type: ignore[arg-type]
     return bundle
+
+
+async def _check_trusted_is_ours(
+    source: BundleSource, tenant_id: str, trusted: Checkpoint, newest: Checkpoint
+) -> None:
+    """Refuse a checkpoint of another log (origin, hash mode or root differ)."""
+    problem = None
+    if trusted.origin != newest.origin:
+        problem = f"it is for origin {trusted.origin!r}, this log is {newest.origin!r}"
+    elif trusted.algorithm != newest.algorithm:
+        problem = f"it uses {trusted.algorithm}, this log {newest.algorithm}"
+    elif 0 < trusted.size <= newest.size:
+        proof = await source.consistency_proof(tenant_id, trusted.size, newest.size)
+        try:
+            algorithm = cast(Algorithm, newest.algorithm)
+            verify_consistency(
+                trusted.size, newest.size, trusted.root, newest.root, proof, algorithm
+            )
+        except ProofError:
+            problem = f"this log's tree of {trusted.size} events has another root"
+    if problem is not None:
+        raise LedgerError(
+            f"the checkpoint given is not a checkpoint of tenant {tenant_id}'s log: {problem}; "
+            f"give a checkpoint this log published (ctxledger checkpoint prints one)"
+        )
+
+
+class _Head:
+    """An exported entry as :func:`heads_at` reads it."""
+
+    def __init__(self, stream_id: str, version: int, event_hash: bytes) -> None:
+        self.stream_id, self.version, self.hash = stream_id, version, event_hash
+
+    @classmethod
+    def of(cls, entry: dict[str, Any]) -> _Head:
+        return cls(entry["stream_id"], entry["version"], bytes.fromhex(entry["hash"]))
 
 
 def _entry(e: StoredEvent) -> dict[str, Any]:

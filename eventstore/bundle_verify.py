@@ -16,6 +16,7 @@ from eventstore.bundle_checks import (
     check_trusted,
     erasure_names,
 )
+from eventstore.bundle_range import check_stream_range
 from eventstore.hashing import event_hash, genesis_hash, header_bytes, payload_hash
 from eventstore.merkle import (
     Algorithm,
@@ -58,6 +59,9 @@ class BundleReport(BaseModel):
     signatures_verified: int
     signatures_checked: bool
     failures: list[BundleFailure]
+    #: for a stream bundle that does not prove both ends of its range: which versions of how
+    #: many it holds (it then verifies only with ``allow_partial``)
+    partial: str | None = None
 
 
 def _hex(value: Any, name: str) -> bytes:
@@ -67,12 +71,18 @@ def _hex(value: Any, name: str) -> bytes:
 
 
 def verify_bundle(
-    bundle: Any, verifiers: Sequence[Verifier] = (), trusted: Sequence[str] = ()
+    bundle: Any,
+    verifiers: Sequence[Verifier] = (),
+    trusted: Sequence[str] = (),
+    *,
+    allow_partial: bool = False,
 ) -> BundleReport:
     """Verify a bundle offline (see the module's docstring). With ``verifiers``, every
     checkpoint must carry a valid signature of one of them; without, signatures are not
     checked (the report says so) but everything else is. Each of ``trusted`` (a signed
-    checkpoint note published earlier) must be extended by the bundle's log."""
+    checkpoint note published earlier) must be extended by the bundle's log. A stream bundle
+    must prove its range (:mod:`eventstore.bundle_range`): one that does not is ``partial``
+    and not ``ok`` unless ``allow_partial``."""
     failures: list[BundleFailure] = []
 
     def fail(check: str, detail: str, position: int | None = None) -> None:
@@ -94,9 +104,12 @@ def verify_bundle(
         check_checkpoint_events(events, bundle.get("checkpoints") or [], fail)
         if roots:
             _check_roots(leaves, roots, algorithm, fail)
+    partial = None if full else check_stream_range(bundle, events, fail)
     for note in trusted:
         check_trusted(bundle, note, verifiers, roots, leaves if full else None, fail)
-    return _report(bundle, failures, len(events), erased, len(roots), signed, bool(verifiers))
+    report = _report(bundle, failures, len(events), erased, len(roots), signed, bool(verifiers))
+    ok = report.ok and (partial is None or allow_partial)
+    return report.model_copy(update={"partial": partial, "ok": ok})
 
 
 def _check_checkpoints(

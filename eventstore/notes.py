@@ -37,6 +37,7 @@ __all__ = [
 _ED25519 = b"\x01"
 _DASH = "\u2014"
 EXTENSION = "ctxledger-merkle: "
+HEADS_EXTENSION = "ctxledger-heads: "
 
 
 class NoteError(LedgerError):
@@ -197,16 +198,23 @@ class Checkpoint:
     size: int
     root: bytes
     algorithm: str
+    #: the stream heads at ``size``: their count and the root of their tree (see
+    #: :mod:`eventstore.stream_heads`); None in checkpoints recorded before heads were signed
+    heads: tuple[int, bytes] | None = None
 
 
 def checkpoint_body(checkpoint: Checkpoint) -> str:
     """The C2SP ``tlog-checkpoint`` body, with ctxledger's extension line."""
     if not checkpoint.origin or "\n" in checkpoint.origin:
         raise NoteError(f"an origin is one non-empty line, got {checkpoint.origin!r}")
-    return (
+    body = (
         f"{checkpoint.origin}\n{checkpoint.size}\n{base64.b64encode(checkpoint.root).decode()}\n"
         f"{EXTENSION}{checkpoint.algorithm}\n"
     )
+    if checkpoint.heads is not None:
+        count, digest = checkpoint.heads
+        body += f"{HEADS_EXTENSION}{count} {base64.b64encode(digest).decode()}\n"
+    return body
 
 
 def parse_checkpoint(body: str) -> Checkpoint:
@@ -223,8 +231,21 @@ def parse_checkpoint(body: str) -> Checkpoint:
         raise NoteError(f"checkpoint root {encoded!r} is not base64") from None
     if len(digest) != 32:
         raise NoteError(f"checkpoint root is {len(digest)} bytes, expected 32")
-    algorithm = "sha256"
+    algorithm, heads = "sha256", None
     for extension in lines[3:]:
         if extension.startswith(EXTENSION):
             algorithm = extension[len(EXTENSION) :]
-    return Checkpoint(origin, int(size), digest, algorithm)
+        elif extension.startswith(HEADS_EXTENSION):
+            heads = _heads(extension[len(HEADS_EXTENSION) :])
+    return Checkpoint(origin, int(size), digest, algorithm, heads)
+
+
+def _heads(text: str) -> tuple[int, bytes]:
+    count, _, encoded = text.partition(" ")
+    try:
+        digest = base64.b64decode(encoded, validate=True)
+    except ValueError:
+        raise NoteError(f"checkpoint heads root {encoded!r} is not base64") from None
+    if not count.isdigit() or len(digest) != 32:
+        raise NoteError(f"checkpoint heads line {text!r} is not '<count> <32-byte root>'")
+    return int(count), digest

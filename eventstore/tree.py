@@ -22,6 +22,7 @@ from eventstore.merkle import (
 )
 from eventstore.notes import Checkpoint, Signer, checkpoint_body, sign_note
 from eventstore.recorder import LogRecorder, MerkleRecorder
+from eventstore.stream_heads import heads_at, heads_root
 
 __all__ = ["CHUNK", "CHUNK_LEVEL", "MerkleLog", "TreeRecorder", "signed_checkpoint"]
 
@@ -154,12 +155,25 @@ class MerkleLog:
             )
 
 
+async def _events(tree: MerkleLog, size: int) -> list[Any]:
+    """The tenant's events up to ``size`` (for their stream heads): one read of the log."""
+    found: list[Any] = []
+    while len(found) < size:
+        batch = await tree.recorder.read_log(tree.tenant_id, len(found), 5000, size)
+        if not batch:
+            break
+        found += batch
+    return found
+
+
 async def signed_checkpoint(tree: MerkleLog, signer: Signer, origin: str) -> dict[str, Any]:
     """The data of a ``CheckpointRecorded`` event: the tree's current size and root, signed as a
     C2SP note. The interior nodes are stored first, so later proofs need no rebuild."""
     await tree.sync()
     size = await tree.size()
-    checkpoint = Checkpoint(origin, size, await tree.root(size), tree.algorithm)
+    heads = heads_at(await _events(tree, size))
+    signed_heads = (len(heads), heads_root(heads, tree.algorithm))
+    checkpoint = Checkpoint(origin, size, await tree.root(size), tree.algorithm, signed_heads)
     return {
         "origin": checkpoint.origin,
         "size": size,

@@ -146,10 +146,10 @@ def export_command(
     """Write an offline-verifiable bundle: envelopes, payloads (erased ones marked), signed
     checkpoints and proofs, up to the newest checkpoint. Refuses a payload that is missing
     without a PayloadErased naming it; warns about events after the newest checkpoint."""
-    trusted_size = None
+    trusted = None
     if trusted_file is not None:
         note = read_checkpoint(trusted_file, "--checkpoint")
-        trusted_size = parse_checkpoint(open_note(note, [])[0]).size
+        trusted = parse_checkpoint(open_note(note, [])[0])
 
     async def action() -> tuple[dict[str, Any], int]:
         async with open_store(context, read_only=True) as store:
@@ -158,7 +158,7 @@ def export_command(
                     StoreSource(store),
                     tenant,
                     stream=stream,
-                    trusted_size=trusted_size,
+                    trusted=trusted,
                     progress=progress,
                 )
             return bundle, await _uncovered(store, tenant, bundle["tree_size"])
@@ -212,12 +212,23 @@ async def _uncovered(store: EventStore, tenant: str, tree_size: int) -> int:
     help="A checkpoint published earlier: the bundle's log must extend it (catches truncation "
     "and old restores). Repeatable.",
 )
+@click.option(
+    "--allow-partial",
+    is_flag=True,
+    help="Accept a stream bundle that does not prove it is the whole stream (it still says so).",
+)
 @json_option("The report as JSON.")
 def verify_bundle_command(
-    bundle: Path, keys: tuple[str, ...], trusted_files: tuple[Path, ...], as_json: bool
+    bundle: Path,
+    keys: tuple[str, ...],
+    trusted_files: tuple[Path, ...],
+    allow_partial: bool,
+    as_json: bool,
 ) -> None:
-    """Verify a bundle with no database: hashes, chains, signatures, forks, proofs. Exit 0 if
-    everything verifies, 1 if anything failed, 2 if the file cannot be read."""
+    """Verify a bundle with no database: hashes, chains, signatures, forks, proofs, and that a
+    stream bundle is the whole stream at its checkpoint (from genesis to the head the
+    checkpoint signs). Exit 0 if everything verifies, 1 if anything failed or a stream bundle
+    is partial (unless --allow-partial), 2 if the file cannot be read."""
     keyring = verifiers(keys)
     trusted = [read_checkpoint(path, "--checkpoint") for path in trusted_files]
     try:
@@ -225,7 +236,7 @@ def verify_bundle_command(
     except (OSError, UnicodeDecodeError, json.JSONDecodeError) as error:
         stderr.print(f"[bold red]error:[/] cannot read {bundle}: {error}")
         raise SystemExit(EXIT_ERROR) from None
-    report = verify_bundle(document, keyring, trusted)
+    report = verify_bundle(document, keyring, trusted, allow_partial=allow_partial)
     if as_json:
         print_json(report.model_dump(mode="json"))
     else:
@@ -239,6 +250,8 @@ def verify_bundle_command(
                 else "not checked (no --public-key)"
             )
         )
+        if report.partial is not None:
+            stdout.print(f"[bold yellow]{report.partial}[/] of stream {report.stream}")
         if report.failures:
             table = Table("check", "position", "detail")
             for failure in report.failures:

@@ -170,3 +170,35 @@ def test_context_refuses_to_serve_an_edited_message(tmp_path: Path) -> None:
     assert "does not verify" in shown.stderr
     assert "9000" not in shown.stdout
     assert "Traceback" not in shown.stderr
+
+
+def test_a_public_key_and_a_partial_stream_bundle_fail_through_the_cli(tmp_path: Path) -> None:
+    db = tmp_path / "ledger.db"
+    lines = [{"id": f"m{i}", "role": "user", "content": f"turn {i}"} for i in range(6)]
+    source = tmp_path / "s.jsonl"
+    source.write_text("".join(json.dumps(line) + "\n" for line in lines), encoding="utf-8")
+    assert (
+        ctxledger("ingest", str(source), "--tenant", "acme", "--session", "s", db=db).returncode
+        == 0
+    )
+    key, public = tmp_path / "audit.pem", tmp_path / "audit.pem.pub"
+    made = ctxledger("keygen", "--name", "acme-audit", "--output", str(key))
+    assert made.returncode == 0, made.stderr
+    unanchored = ctxledger("verify", "--tenant", "acme", "--public-key", str(public), db=db)
+    assert unanchored.returncode == 1
+    assert "no checkpoint signed by the given keys" in " ".join(unanchored.stdout.split())
+    signed = ("checkpoint", "--tenant", "acme", "--key", str(key), "--key-name", "acme-audit")
+    assert ctxledger(*signed, db=db).returncode == 0
+    bundle = tmp_path / "s.json"
+    exported = ctxledger(
+        "export", "--tenant", "acme", "--stream", "session/s", "-o", str(bundle), db=db
+    )
+    assert exported.returncode == 0, exported.stderr
+    document = json.loads(bundle.read_text())
+    document["events"] = document["events"][2:]  # the first two messages dropped
+    bundle.write_text(json.dumps(document))
+    checked = ("verify-bundle", str(bundle), "--public-key", str(public))
+    partial = ctxledger(*checked)
+    assert partial.returncode == 1
+    assert "partial: versions 3–6 of 6" in partial.stdout
+    assert ctxledger(*checked, "--allow-partial").returncode == 0
