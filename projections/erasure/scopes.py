@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 
 from eventstore import EventStore, LedgerError
+from projections.adk_ids import adk_name
 from projections.erasure.cascade import CascadedErasure, erase_events
 
 __all__ = ["erase_sessions", "erase_users"]
@@ -102,6 +103,7 @@ def _of_user(stream: str, user_id: str) -> bool:
     if stream in (f"memory/{user_id}", f"consent/{user_id}"):
         return True
     parts = stream.split("/")
+    user_id = adk_name(user_id)  # ADK streams hold ids encoded (see projections.adk_ids)
     return (
         (parts[0] == "adk-user" and parts[2:] == [user_id])
         or (parts[0] == "adk-session" and len(parts) == 4 and parts[2] == user_id)

@@ -43,6 +43,7 @@ from uuid_utils.compat import uuid7
 from eventstore import ConcurrencyError, EventStore, NewEvent, RecordedEvent
 from eventstore.names import validate_tenant
 from eventstore.records import ERASURE_STREAM
+from projections.adk_ids import adk_id, adk_name
 from projections.integration_events import AdkEventAppended
 from projections.integrations.adk_fold import (
     EVENT_APPENDED,
@@ -66,9 +67,12 @@ _IDS = uuid.UUID("0f9b8f5e-3c1d-4e8a-9a57-6c2d1e4b7a10")
 
 
 def _name(kind: str, value: str) -> str:
-    if not isinstance(value, str) or not value.strip() or "/" in value:
-        raise ValueError(f"an ADK {kind} is a non-empty string without '/', got {value!r}")
-    return value.strip()
+    """One stream-name component for an ADK id, compared exactly as ADK compares it (see
+    :mod:`projections.adk_ids`)."""
+    try:
+        return adk_name(value)
+    except ValueError:
+        raise ValueError(f"an ADK {kind} is a string, got {value!r}") from None
 
 
 class LedgerSessionService(BaseSessionService):
@@ -299,7 +303,9 @@ class LedgerSessionService(BaseSessionService):
             if not stream_id.startswith(prefix):
                 continue
             _, _, owner, session_id = stream_id.split("/", 3)
-            session = await self._load(app_name, owner, session_id, with_events=False, heads=heads)
+            session = await self._load(
+                app_name, adk_id(owner), adk_id(session_id), with_events=False, heads=heads
+            )
             if session is not None:
                 sessions.append(session)
         sessions.sort(key=lambda s: (s.last_update_time, s.user_id, s.id))

@@ -14,6 +14,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from projections.adk_ids import adk_name
 from projections.context.messages import Message, ToolCall
 
 __all__ = ["MIRROR_PREFIX", "adk_messages", "mirror_session_id"]
@@ -23,8 +24,9 @@ MIRROR_PREFIX = "adk/"
 
 
 def mirror_session_id(app_name: str, user_id: str, session_id: str) -> str:
-    """The ctxledger session an ADK session is mirrored into."""
-    return f"{MIRROR_PREFIX}{app_name}/{user_id}/{session_id}"
+    """The ctxledger session an ADK session is mirrored into (ids encoded as in the ADK
+    streams: :func:`~projections.adk_ids.adk_name`)."""
+    return f"{MIRROR_PREFIX}{adk_name(app_name)}/{adk_name(user_id)}/{adk_name(session_id)}"
 
 
 def _json(value: Any) -> str:
