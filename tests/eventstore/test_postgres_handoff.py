@@ -176,3 +176,60 @@ async def test_waiting_for_the_turn_ends_at_the_lock_timeout(pg_url: str) -> Non
         assert await advisory_locks(pg_url) == 0
         (second,) = await waiter.append("acme", "s", [message("second")])
         assert second.position == 2
+
+
+LEASE_HOLDER = """
+import asyncio, sys
+from eventstore.sql.postgres import handoff
+from eventstore.sql.postgres.recorder import PostgresRecorder
+
+async def main() -> None:
+    recorder = PostgresRecorder(sys.argv[1])
+    await recorder.initialize()
+    async with recorder._connections.connection("acme") as db:
+        await handoff.enter(db, "acme", "s", None, False, sys.argv[2])
+        print("holding the turn", flush=True)
+        await asyncio.sleep(120)
+
+asyncio.run(main())
+"""
+
+
+async def test_a_stalled_client_loses_its_turn_after_the_lease(pg_url: str) -> None:
+    """A client that took its tenant's turn and then stopped (SIGSTOP: no statement, no
+    disconnect) is disconnected by the server once the lease runs out; the next writer then
+    gets the turn. Without a lease it would wait until its lock timeout, every time."""
+    import os
+    import signal
+    import sys
+
+    async with EventStore.open(pg_url) as store:
+        await store.append("acme", "s", [message("before")])
+    holder = await asyncio.create_subprocess_exec(
+        sys.executable, "-c", LEASE_HOLDER, pg_url, "1500ms", stdout=asyncio.subprocess.PIPE
+    )
+    try:
+        assert holder.stdout is not None
+        assert (await holder.stdout.readline()).strip() == b"holding the turn"
+        os.kill(holder.pid, signal.SIGSTOP)
+        async with EventStore.open(pg_url, lock_timeout=30) as waiter:
+            (after,) = await waiter.append("acme", "s", [message("after the lease")])
+        assert after.position == 2
+        assert await advisory_locks(pg_url) == 0
+    finally:
+        holder.kill()
+        await holder.wait()
+
+
+async def test_without_a_lease_a_stalled_turn_holds_until_the_lock_timeout(pg_url: str) -> None:
+    async with EventStore.open(pg_url, turn_timeout=None) as store:
+        recorder = store.recorder
+        assert isinstance(recorder, PostgresRecorder)
+        async with recorder._connections.connection("acme") as db:
+            await handoff.enter(db, "acme", "s", None, False)
+            async with EventStore.open(pg_url, lock_timeout=0.5) as waiter:
+                with pytest.raises(LockTimeoutError):
+                    await waiter.append("acme", "s", [message("blocked")])
+            await handoff.leave(db)
+            idle = await db.fetchval("SHOW idle_session_timeout")
+            assert idle == "0"  # the lease, had there been one, is given back with the turn

@@ -21,7 +21,7 @@ def _seconds_or_none(value: Any) -> float | None:
         return None
     seconds = float(value)
     if seconds <= 0:
-        raise ValueError("a lock timeout is a positive number of seconds")
+        raise ValueError("a timeout is a positive number of seconds (or None)")
     return seconds
 
 
@@ -38,6 +38,7 @@ _OPTIONS: dict[str, Callable[[Any], Any]] = {
     "row_level_security": bool,
     "pool_size": _pool_size,
     "lock_handoff": bool,
+    "turn_timeout": _seconds_or_none,
 }
 
 
@@ -48,7 +49,9 @@ def open_recorder(url: str, options: Mapping[str, Any]) -> PostgresRecorder:
     parameters go to asyncpg's connect): ``create`` (default true), ``lock_timeout``
     (seconds an append waits for its tenant's lock, default 10; None waits as long as the
     server allows), ``row_level_security`` (default false), ``pool_size`` (default 5) and
-    ``lock_handoff`` (default true; false behind a pooler in transaction mode).
+    ``lock_handoff`` (default true; false behind a pooler in transaction mode) and
+    ``turn_timeout`` (seconds a stalled client may hold its tenant's turn, default 30; None:
+    no lease).
     """
     try:
         parsed = make_url(url)

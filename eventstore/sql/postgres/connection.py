@@ -136,7 +136,7 @@ class Connections:
             raise StorageError(
                 f"cannot connect to {safe_url(self.url)}: {error}; a parameter in the URL's query "
                 f"string is neither a ctxledger option (create, lock_timeout, row_level_security, "
-                f"pool_size, lock_handoff) nor an asyncpg connect argument"
+                f"pool_size, lock_handoff, turn_timeout) nor an asyncpg connect argument"
             ) from error
         fresh = raw.driver_connection
         if fresh is None:

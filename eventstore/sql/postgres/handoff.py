@@ -21,6 +21,13 @@ again.
 The turn is a session lock across two statements, so the hand-off needs the same server
 session for both: not PgBouncer in transaction mode (use ``lock_handoff=False`` there). The
 ``write`` statement checks that it runs in the session that took the turn.
+
+Between the two statements the session is idle, not "idle in transaction", so
+``idle_in_transaction_session_timeout`` would never free a turn whose client stalled (stopped,
+swapped out, partitioned away): every writer of the tenant would wait. So ``enter`` also sets
+the session's ``idle_session_timeout`` to the *turn lease* (``turn_timeout``, PostgreSQL 14+),
+and ``write`` and ``leave`` put the previous value back: a client idle that long while holding
+the turn is disconnected by the server, which releases its session locks.
 """
 
 from __future__ import annotations
@@ -43,6 +50,22 @@ _MAX_ENTRIES = 1000  # re-entries after HeadMoved before giving up (each one saw
 _TWO_SESSIONS = "55000"  # object_not_in_prerequisite_state, raised by ctxledger_write
 
 
+_ENTER = "SELECT * FROM ctxledger_enter($1, $2, $3, $4)"
+# The lease: the session's idle timeout kept in ctxledger.idle_before (once: a re-entry after
+# HeadMoved keeps the first value), then set to the lease; _END_LEASE puts it back. Columns of
+# a select list are evaluated in order, after the function in FROM has taken the turn.
+_ENTER_WITH_LEASE = (
+    "SELECT e.*, set_config('ctxledger.idle_before', coalesce(nullif(current_setting("
+    "'ctxledger.idle_before', true), ''), current_setting('idle_session_timeout')), false), "
+    "set_config('idle_session_timeout', $5, false) FROM ctxledger_enter($1, $2, $3, $4) AS e"
+)
+_END_LEASE = (
+    "set_config('idle_session_timeout', coalesce(nullif(current_setting("
+    "'ctxledger.idle_before', true), ''), current_setting('idle_session_timeout')), false), "
+    "set_config('ctxledger.idle_before', '', false)"
+)
+
+
 class HeadMoved(Exception):
     """A writer of the transaction protocol moved the tenant head between enter and write."""
 
@@ -60,7 +83,9 @@ async def append(
     timeout, rls = options.lock_timeout, options.row_level_security
     for _ in range(_MAX_ENTRIES):
         try:
-            backend, position, head = await enter(db, tenant_id, stream_id, timeout, rls)
+            backend, position, head = await enter(
+                db, tenant_id, stream_id, timeout, rls, options.turn_timeout
+            )
             if expected_version is not None and expected_version != head.version:
                 await leave(db)
                 return head
@@ -88,26 +113,26 @@ async def enter(
     stream_id: str,
     lock_timeout: str | None,
     row_level_security: bool,
+    turn_timeout: str | None = None,
 ) -> tuple[int, int, StreamHead]:
     """Take the tenant's turn once its predecessor has committed: the server session, the
-    tenant position and the stream's head."""
-    row = await db.fetchrow(
-        "SELECT * FROM ctxledger_enter($1, $2, $3, $4)",
-        tenant_id,
-        stream_id,
-        lock_timeout,
-        row_level_security,
-    )
+    tenant position and the stream's head. With ``turn_timeout``, the session's idle timeout
+    becomes the turn lease until ``write`` or ``leave``."""
+    arguments = (tenant_id, stream_id, lock_timeout, row_level_security)
+    if turn_timeout is None:
+        row = await db.fetchrow(_ENTER, *arguments)
+    else:
+        row = await db.fetchrow(_ENTER_WITH_LEASE, *arguments, turn_timeout)
     assert row is not None  # the function always returns one row
-    backend, position, version, digest = row
+    backend, position, version, digest = row[:4]
     if version is None:
         return backend, position, StreamHead.empty(tenant_id, stream_id)
     return backend, position, StreamHead(tenant_id, stream_id, version, digest)
 
 
 async def leave(db: asyncpg.Connection) -> None:
-    """Give the turn back without writing (the version check failed)."""
-    await db.execute("SELECT pg_advisory_unlock_all()")
+    """Give the turn back without writing (the version check failed), and the lease."""
+    await db.execute(f"SELECT pg_advisory_unlock_all(), {_END_LEASE}")
 
 
 async def give_back(db: asyncpg.Connection, error: BaseException) -> None:
@@ -149,7 +174,7 @@ async def write(
     try:
         await db.execute(
             "SELECT ctxledger_write($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13,"
-            " $14, $15, $16, $17, $18)",
+            f" $14, $15, $16, $17, $18), {_END_LEASE}",
             backend,
             first.tenant_id,
             first.stream_id,

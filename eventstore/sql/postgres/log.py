@@ -41,6 +41,8 @@ class AppendOptions:
     row_level_security: bool
     before_write: Callable[[], Awaitable[None]] | None = None
     commit_delay: Callable[[], float] | None = None
+    #: the turn lease (``idle_session_timeout`` while a hand-off holds the turn), or None
+    turn_timeout: str | None = None
 
 
 class DuplicateEventId(Exception):

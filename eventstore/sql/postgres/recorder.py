@@ -75,6 +75,9 @@ class PostgresRecorder:
             it writes (fault and delay injection in tests).
         commit_delay: seconds an append waits between its write and its commit (delay
             injection in tests: the ordering under slow commits).
+        turn_timeout: the turn lease of the hand-off: a client idle this long while it holds
+            its tenant's turn is disconnected by the server, which frees the turn (None: no
+            lease; needs PostgreSQL 14+). See docs/operations-postgres.md.
     """
 
     def __init__(
@@ -88,6 +91,7 @@ class PostgresRecorder:
         lock_handoff: bool = True,
         before_write: Callable[[], Awaitable[None]] | None = None,
         commit_delay: Callable[[], float] | None = None,
+        turn_timeout: float | None = 30.0,
     ) -> None:
         self.url = url
         self.lock_timeout = lock_timeout
@@ -97,6 +101,7 @@ class PostgresRecorder:
         self.lock_handoff = lock_handoff
         self.before_write = before_write
         self.commit_delay = commit_delay
+        self.turn_timeout = turn_timeout
         self._connections = Connections(url, keep=pool_size)
 
     # -- lifecycle ---------------------------------------------------------------------------
@@ -198,8 +203,13 @@ class PostgresRecorder:
                 return await append_locked(db, *arguments)
 
     def _options(self) -> AppendOptions:
+        lease = None if self.turn_timeout is None else f"{int(self.turn_timeout * 1000)}ms"
         return AppendOptions(
-            self._lock_timeout(), self.row_level_security, self.before_write, self.commit_delay
+            self._lock_timeout(),
+            self.row_level_security,
+            self.before_write,
+            self.commit_delay,
+            lease,
         )
 
     async def _originals(
