@@ -43,7 +43,7 @@ async def script(service: BaseSessionService) -> dict[str, Any]:
         assert session is not None
         listed = await service.list_sessions(app_name=APP, user_id=user)
         seen[f"user {user!r}"] = (
-            dict(session.state),
+            session.state.get("user:n"),
             sorted(s.id for s in listed.sessions),
             sorted({s.user_id for s in listed.sessions}),
         )
@@ -52,11 +52,21 @@ async def script(service: BaseSessionService) -> dict[str, Any]:
     return seen
 
 
+def stripping(seen: dict[str, Any]) -> dict[str, Any]:
+    """The session-id outcomes: ADK strips session ids since after 1.26 (its floor here
+    keeps ``" s"`` apart from ``"s"``); ctxledger strips them at every version."""
+    return {key: value for key, value in seen.items() if key.startswith("create ")}
+
+
 async def test_look_alike_ids_are_kept_apart_as_adk_keeps_them(tmp_path: Path) -> None:
     reference = await script(InMemorySessionService())
     async with EventStore.open(tmp_path / "ledger.db") as store:
         ours = await script(LedgerSessionService(store, tenant_id="acme"))
-        assert ours == reference
+        users = {key: value for key, value in ours.items() if not key.startswith("create ")}
+        assert users == {k: v for k, v in reference.items() if not k.startswith("create ")}
+        if reference["create ' s'"] == "exists":  # this ADK strips session ids
+            assert stripping(ours) == stripping(reference)
+        assert ours["create ' s'"] == ours["create " + repr(SESSIONS[3])] == "exists"
         reloaded = LedgerSessionService(store, tenant_id="acme")
         for user in USERS:
             session = await reloaded.get_session(app_name=APP, user_id=user, session_id=" s ")
