@@ -12,13 +12,17 @@ from typing import Protocol
 from pydantic import BaseModel, ConfigDict
 
 from eventstore import RecordedEvent
+from projections.contention import StalePlan, append_rebased
 from projections.context.budget import Budget
 from projections.context.tokens import TokenCounter
 from projections.session.compaction import (
+    MIN_BLOCK_TOKENS,
     CompactionOptions,
     CompactionPlan,
     Skip,
+    aim_of,
     plan_compaction,
+    room_for_summary,
     why_over,
 )
 from projections.session.events import SessionEvent, SummaryCommitted, SummaryRejected
@@ -36,6 +40,9 @@ from projections.summaries.summarizer import (
 
 __all__ = ["CompactionAttempt", "CompactionOutcome", "attempt_compaction", "compact_session"]
 
+#: Stale plans (the stream moved with more than appends) planned again before giving up.
+MAX_REPLANS = 8
+
 
 class CompactingSession(Protocol):
     """What compaction uses of a session."""
@@ -50,6 +57,8 @@ class CompactingSession(Protocol):
     ) -> list[RecordedEvent]: ...
 
     async def propose_summary_facts(self, committed: SummaryCommitted) -> list[str]: ...
+
+    async def events_after(self, version: int) -> list[RecordedEvent]: ...
 
 
 class CompactionOutcome(BaseModel):
@@ -156,7 +165,9 @@ async def compact_session(
     max_steps: int,
 ) -> CompactionOutcome:
     """Attempt, append, and go on (rolling) until the context reaches the trigger, a step is
-    rejected, nothing is left, or ``max_steps`` steps were made."""
+    rejected, nothing is left, or ``max_steps`` steps were made. A step whose stream moved
+    while it was summarised is rebased onto the appends (``projections.contention``), or
+    planned again when the move changed what it depends on."""
     if (fits := await _fits(session, budget, options)) is not None:
         return fits
     masking = await _mask_old_results(session, budget, options)
@@ -164,15 +175,26 @@ async def compact_session(
         return masking
     recorded: list[RecordedEvent] = []
     outcome = CompactionOutcome(result="not_needed")
-    for _ in range(max(max_steps, 1)):
+    steps = replans = 0
+    while steps < max(max_steps, 1):
         state = await session.latest()
+        erased = frozenset(state.erased)
         count = session.counter.count_text
         attempt = await attempt_compaction(state, budget, options, summarizer, count)
         if isinstance(attempt, Skip):
             if not recorded:
                 outcome = _skipped(attempt, state, budget, options)
             break
-        (event,) = await session.append_events([attempt.verdict], expected_version=state.version)
+        try:
+            event = await append_rebased(session, attempt.verdict, state.version, erased)
+        except StalePlan as stale:  # plan again on the moved stream, a few times at most
+            replans += 1
+            if replans <= MAX_REPLANS:
+                continue
+            if stale.conflict is not None:
+                raise stale.conflict from stale
+            break
+        steps += 1
         recorded.append(event)
         proposed: list[str] = []
         if isinstance(attempt.verdict, SummaryCommitted):
@@ -238,13 +260,15 @@ async def _fits(
     session: CompactingSession, budget: Budget, options: CompactionOptions
 ) -> CompactionOutcome | None:
     """``not_needed`` when the render already keeps every group under the aim."""
-    plan = plan_render((await session.latest()).cut(), budget, keep_groups=options.keep_groups)
-    if plan.tokens > options.aim(budget) or plan.uncovered_groups:
+    cut = (await session.latest()).cut()
+    plan = plan_render(cut, budget, keep_groups=options.keep_groups)
+    aim = aim_of(cut, budget, options)
+    if plan.tokens > aim or plan.uncovered_groups:
         return None
     return CompactionOutcome(
         result="not_needed",
         reason=f"the context ({plan.tokens} tokens) keeps every group and is already at or "
-        f"under the aim of {options.aim(budget)}",
+        f"under the aim of {aim}",
         tokens_after=plan.tokens,
         reached_trigger=plan.tokens <= budget.trigger,
     )
@@ -259,14 +283,21 @@ async def _mask_old_results(
     # The fit check just passed (over the aim, or the window drops groups): masking comes
     # before the window leaves whole groups out (the ladder's order).
     state = await session.latest()
-    aim = options.aim(budget)
+    aim = aim_of(state.cut(), budget, options)
     if not options.mask_results:
         return None
-    masking = MaskingOptions(keep_groups=options.keep_groups, min_tokens=options.mask_min_tokens)
-    masked = plan_masking(state.cut(), masking, session.counter.count_text)
+    keep = options.keep_groups
+    if room_for_summary(state.cut(), budget) < MIN_BLOCK_TOKENS:
+        keep = 0  # the last step before an error: the newest turn's own results are too big
+    masking = MaskingOptions(keep_groups=keep, min_tokens=options.mask_min_tokens)
+    counter = session.counter
+    masked = plan_masking(state.cut(), masking, counter.count_text, counter.count_message)
     if masked is None:
         return None
-    (event,) = await session.append_events([masked], expected_version=state.version)
+    try:
+        event = await append_rebased(session, masked, state.version, frozenset(state.erased))
+    except StalePlan:
+        return None  # another writer masked, pinned or summarised meanwhile: go on from there
     plan = plan_render((await session.latest()).cut(), budget, keep_groups=options.keep_groups)
     after = plan.tokens
     return CompactionOutcome(

@@ -175,6 +175,12 @@ class Session(SessionReads):
             span["events"] = len(recorded)
         return recorded
 
+    async def events_after(self, version: int) -> list[RecordedEvent]:
+        """The session stream's events after ``version``, as stored (what moved it)."""
+        return await self.ledger.store.read_stream(
+            self.tenant_id, self.stream_id, from_version=version + 1
+        )
+
     async def append(
         self, messages: Sequence[Message | dict[str, Any]], *, expected_version: int | None = None
     ) -> list[RecordedEvent]:
@@ -294,7 +300,8 @@ class Session(SessionReads):
         Args:
             summary_budget: an upper bound for the summary's tokens (the default is a share of
                 the room left under ``target``, never more).
-            target: aim the context at ``target`` × usable (default 0.6).
+            target: aim the context at what must stay (prefix, pins, current turn) plus
+                ``target`` of the room the trigger leaves above it (default 0.75).
             backoff_groups: after a rejected attempt, the next one waits for this many new
                 groups (0: try again now, as an operator with another summarizer may).
             mask_results: first mask tool results older than the last ``keep_groups`` groups

@@ -15,7 +15,7 @@ from projections.context.formats import Format
 from projections.context.messages import Message, text_of
 from projections.recall.search import RecallOptions, find
 from projections.session.recall_block import Recall, RecallHit
-from projections.session.render import RenderedContext, render
+from projections.session.render import OverBudget, RenderedContext, render
 from projections.session.state import Cut, SessionState
 from projections.telemetry import conversation, operation
 
@@ -92,6 +92,7 @@ class SessionReads:
         at_position: int | None = None,
         at_time: datetime | None = None,
         recall: RecallOptions | bool = False,
+        over_budget: OverBudget = "raise",
     ) -> RenderedContext:
         """The next request's messages under ``budget``, with its manifest.
 
@@ -101,17 +102,30 @@ class SessionReads:
         ``recall`` (True, or :class:`RecallOptions`), the best old groups for the query (by
         default the latest user message) are paged back in; as of an earlier version, recall
         searches only what was logged by then, so a replay gives the same request.
+
+        The request never exceeds ``budget.usable``: recent groups beyond the newest give way
+        first; when the prefix, pins, summary and newest turn alone do not fit, it raises
+        :class:`ContextOverBudgetError` naming each part (``over_budget="serve"``: serve it,
+        flagged ``manifest.over_budget``, to inspect it).
         """
         with operation("render", conversation(self.tenant_id, self.session_id)) as span:
             cut = await self._cut(at_version, at_position, at_time)
             if not recall:
-                rendered = render(cut, budget, keep_groups=keep_groups, fmt=fmt)
+                rendered = render(
+                    cut, budget, keep_groups=keep_groups, fmt=fmt, over_budget=over_budget
+                )
             else:
                 options = recall if isinstance(recall, RecallOptions) else RecallOptions()
                 plan = await self._recall(cut, options)
                 count = self.ledger.counter.count_text
                 rendered = render(
-                    cut, budget, keep_groups=keep_groups, fmt=fmt, recall=plan, count=count
+                    cut,
+                    budget,
+                    keep_groups=keep_groups,
+                    fmt=fmt,
+                    recall=plan,
+                    count=count,
+                    over_budget=over_budget,
                 )
             span.update(
                 tokens=rendered.manifest.tokens["total"], over_budget=rendered.manifest.over_budget

@@ -53,6 +53,7 @@ class SyncSession:
 
     append = blocking(Session.append)
     append_events = blocking(Session.append_events)
+    events_after = blocking(Session.events_after)
     propose_summary_facts = blocking(Session.propose_summary_facts)
     pin = blocking(Session.pin)
     unpin = blocking(Session.unpin)

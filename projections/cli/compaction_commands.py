@@ -58,7 +58,8 @@ __all__: list[str] = []
 @click.option(
     "--target",
     type=click.FloatRange(0, 1, min_open=True),
-    help="Aim the context at this share of usable (default 0.6).",
+    help="Fill this share of the room the trigger leaves above the prefix, pins and current "
+    "turn (default 0.75).",
 )
 @click.option(
     "--mask/--no-mask",

@@ -267,6 +267,7 @@ def context_command(
                     at_version=at_version,
                     at_time=at_time,
                     recall=recall,
+                    over_budget="serve",  # shown, flagged and explained below
                 )
             )
 
@@ -303,6 +304,9 @@ def show_context(rendered: RenderedContext, budget: Budget) -> None:
         f"covered by a summary), {len(masked)} tool result(s) masked"
     )
     show_unreadable(manifest.unreadable)
+    if manifest.over_budget:
+        stderr.print(f"[bold red]over budget:[/] {manifest.over_why}")
+        raise SystemExit(1)
 
 
 def show_unreadable(unreadable: list[dict[str, Any]]) -> None:

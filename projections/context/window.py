@@ -18,7 +18,7 @@ from typing import Literal
 
 from projections.context.grouping import Group
 
-__all__ = ["GroupPlan", "Section", "WindowPlan", "plan_groups", "plan_window"]
+__all__ = ["GroupPlan", "Section", "WindowPlan", "fit_groups", "plan_groups", "plan_window"]
 
 Section = Literal["prefix", "pinned", "window"]
 
@@ -93,6 +93,38 @@ def plan_groups(
     chosen = tuple((index, sections[index]) for index in sorted(sections))
     uncovered = group_count - floor - sum(1 for index in sections if index >= floor)
     return GroupPlan(total, limit, group_count - len(chosen), max(uncovered, 0), chosen)
+
+
+def fit_groups(
+    group_count: int,
+    size: Callable[[int], int],
+    prefix_end: int,
+    pinned_groups: Iterable[int],
+    limit: int,
+    *,
+    keep_groups: int = 6,
+    fixed_tokens: int = 0,
+    summarised: int = 0,
+) -> tuple[GroupPlan, int]:
+    """:func:`plan_groups` with the budget as the rule: when the last ``keep_groups`` groups do
+    not fit next to the prefix and pins, fewer are kept, down to the newest one. Returns the
+    plan (``over_budget`` only when even that does not fit) and the groups kept."""
+    pinned = list(pinned_groups)
+    keep = keep_groups
+    while True:
+        plan = plan_groups(
+            group_count,
+            size,
+            prefix_end,
+            pinned,
+            limit,
+            keep_groups=keep,
+            fixed_tokens=fixed_tokens,
+            summarised=summarised,
+        )
+        if not plan.over_budget or keep <= 1:
+            return plan, keep
+        keep -= 1
 
 
 def plan_window(

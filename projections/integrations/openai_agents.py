@@ -73,7 +73,8 @@ class CompactionSettings:
         budget: the model's budget (the context served stays within ``budget.usable``).
         keep_groups: the most recent groups always kept verbatim.
         summarizer: the offline, deterministic one by default.
-        target: a compaction aims the context at ``target`` × usable (None: 0.6).
+        target: a compaction aims the context at what must stay plus ``target`` of the room
+            the trigger leaves above it (None: 0.75).
         summary_budget: an upper bound for the summary's tokens (None: a share of the room
             the prefix, pins and last groups leave, never more than that room).
         backoff_groups: after a rejected summary, wait for this many new groups.
@@ -177,7 +178,9 @@ class LedgerSession:
         settings = self.compaction
         assert settings is not None
         budget, keep = settings.budget, settings.keep_groups
-        rendered = await session.render(budget, keep_groups=keep, fmt="responses")
+        rendered = await session.render(
+            budget, keep_groups=keep, fmt="responses", over_budget="serve"
+        )
         self.last_compaction = None
         manifest = rendered.manifest
         if budget.need_compaction(manifest.tokens["total"]) or manifest.uncovered_groups:
@@ -192,7 +195,9 @@ class LedgerSession:
             )
             self.last_compaction = outcome
             if outcome.result not in ("not_needed", "backoff") or outcome.masked:
-                rendered = await session.render(budget, keep_groups=keep, fmt="responses")
+                rendered = await session.render(
+                    budget, keep_groups=keep, fmt="responses", over_budget="serve"
+                )
         self.last_manifest = rendered.manifest
         self._tell_if_over(rendered)
         items: list[Any] = rendered.wire
@@ -204,11 +209,7 @@ class LedgerSession:
         tokens, usable = rendered.manifest.tokens, settings.budget.usable
         if tokens["total"] <= usable or settings.on_over_budget == "ignore":
             return
-        why = (
-            f"the prefix ({tokens['prefix']}), the pins ({tokens['pinned']}) and the last "
-            f"turn ({tokens['window']}) alone do not fit; shorten the system prompt, unpin "
-            f"messages, lower keep_groups or raise the budget"
-        )
+        why = rendered.manifest.over_why or "the parts that must be served do not fit"
         if settings.on_over_budget == "raise":
             raise ContextOverBudgetError(tokens["total"], usable, why)
         message = f"session {self.session_id!r}: the context is {tokens['total']} tokens, over "

@@ -135,7 +135,7 @@ async def session_stats(
             {k: v for k, v in fold.last_budget.items() if k in Budget.model_fields}
         )
     budget = budget or Budget(context_limit=128_000, max_output_tokens=4_000)
-    rendered = await session.render(budget)
+    rendered = await session.render(budget, over_budget="serve")
     present, total = _retention(rendered, fold, state.pinned)
     found, asked = await evidence_present(session, budget)
     history_bytes = sum(len(text_of(m).encode()) for m in state.messages)

@@ -4,9 +4,14 @@
 previous summary and the coverage the result must state) → the summarizer → :func:`judge` (the
 gate, and the event to record: ``SummaryCommitted`` or ``SummaryRejected``) → append.
 
-The budget discipline (DESIGN §5): compaction aims at ``target`` × usable (0.6 by default, well
-under the trigger, so it is not due again at the next turn). The summary's budget is a share of
-the room the prefix, the pins and the last ``keep_groups`` groups leave under that aim (most of
+The budget discipline (DESIGN §5): what must stay (the prefix, the pins, the current turn) is
+served whatever happens; compaction aims the rest at ``target`` of the room the trigger leaves
+above it (``DEFAULT_TARGET`` by default: below the trigger, so it is not due again at the next
+turn, and high enough that the room the caller gave is used, not left empty; the default was
+chosen by measuring retention against how often compaction runs, docs/quality.md). A target
+of usable alone would fall under the prefix when the system prompt is large, and starve the
+summary. The summary's budget is a share of the room the prefix, the pins and the last
+``keep_groups`` groups leave under that aim (most of
 it when tool results dominate what is summarised, half in conversation, which leaves room for
 recall) and never more than that room. What does not fit next to the summary is summarised.
 When the prefix, pins and last groups alone exceed the trigger, the plan says why. After a
@@ -21,10 +26,10 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
 
-from projections.context.accounting import REPLY_PRIMING_TOKENS
+from projections.context.accounting import REPLY_PRIMING_TOKENS, USER_MESSAGE_OVERHEAD
 from projections.context.budget import Budget
 from projections.context.messages import Message
-from projections.context.window import plan_groups
+from projections.context.window import fit_groups, plan_groups
 from projections.session.coverage import coverage_of, upcast_summary
 from projections.session.state import Cut
 from projections.summaries.chain import CommittedSummary
@@ -32,10 +37,24 @@ from projections.summaries.sanitize import SanitizeReport, sanitize_messages
 from projections.summaries.schema_v2 import CompactionSummaryV2, Coverage
 from projections.summaries.summarizer import SummaryRequest
 
-__all__ = ["CompactionOptions", "CompactionPlan", "Skip", "plan_compaction", "why_over"]
+__all__ = [
+    "DEFAULT_TARGET",
+    "MIN_BLOCK_TOKENS",
+    "CompactionOptions",
+    "CompactionPlan",
+    "Skip",
+    "aim_of",
+    "plan_compaction",
+    "room_for_summary",
+    "why_over",
+]
 
 Count = Callable[[str], int]
 MIN_SUMMARY_TOKENS = 96
+#: The share of the room above what must stay, under the trigger, that compaction fills.
+DEFAULT_TARGET = 0.75
+#: The least room a summary block is planned for: its tag and preamble and a few lines.
+MIN_BLOCK_TOKENS = 64
 TOOL_HEAVY_SHARE = 0.95  # of the room, for the summary, when tool results dominate the chunk
 CONVERSATION_SHARE = 0.5  # in conversation: the rest is left for the window and recall
 
@@ -46,7 +65,8 @@ class CompactionOptions:
 
     Args:
         keep_groups: the most recent groups that always stay verbatim.
-        target: aim the rendered context at ``target`` × usable (default 0.6).
+        target: aim the rendered context at what must stay plus ``target`` of the room the
+            trigger leaves above it (default ``DEFAULT_TARGET``; see the module docstring).
         max_chunk: at most this many new messages per summary (rolling: bounded chunks).
         summary_budget: an upper bound for the summary's tokens; the plan's own share of the
             room is used when it is smaller (or when this is None).
@@ -69,9 +89,11 @@ class CompactionOptions:
     mask_results: bool = True
     mask_min_tokens: int = 64
 
-    def aim(self, budget: Budget) -> int:
-        """The tokens a compaction aims the rendered context at."""
-        return int((self.target or 0.6) * budget.usable)
+    def aim(self, budget: Budget, fixed: int) -> int:
+        """The tokens a compaction aims the rendered context at, when ``fixed`` tokens (the
+        prefix, the pins, the current turn and the reply priming) must stay."""
+        target = self.target if self.target is not None else DEFAULT_TARGET
+        return fixed + int(target * max(budget.trigger - fixed, 0))
 
 
 @dataclass(frozen=True)
@@ -116,6 +138,17 @@ def _fixed_tokens(cut: Cut, keep: int) -> int:
     return plan.tokens
 
 
+def aim_of(cut: Cut, budget: Budget, options: CompactionOptions) -> int:
+    """The tokens a compaction of this cut aims at (:meth:`CompactionOptions.aim`)."""
+    return options.aim(budget, _fixed_tokens(cut, 1))
+
+
+def room_for_summary(cut: Cut, budget: Budget) -> int:
+    """The most a summary block may take: what usable leaves next to the prefix, the pins,
+    the current turn, the reply priming and the summary message's own overhead."""
+    return budget.usable - _fixed_tokens(cut, 1) - USER_MESSAGE_OVERHEAD
+
+
 def _keep(cut: Cut, options: CompactionOptions, limit: int) -> int:
     """The most recent groups to keep verbatim: ``keep_groups``, fewer when they do not fit
     under ``limit`` next to the prefix and the pins (never fewer than the current turn)."""
@@ -138,26 +171,35 @@ def plan_compaction(
     if (skip := _backoff(cut, options)) is not None:
         return skip
     fixed = _fixed_tokens(cut, 1)  # the prefix, the pins and the current turn
-    aim = options.aim(budget)
+    aim = options.aim(budget, fixed)
     room = max(aim - fixed, MIN_SUMMARY_TOKENS)
     # The largest chunk any share could give decides whether there is anything to summarise
     # and whether tool results dominate it.
-    chunk, _ = _chunk(cut, options, aim - int(TOOL_HEAVY_SHARE * room))
+    over_aim = _render_tokens(cut, budget, options, cut.summary()) > aim
+    chunk, _ = _chunk_or_roll(cut, options, aim - int(TOOL_HEAVY_SHARE * room), fixed, over_aim)
     if not chunk:
         return Skip("not_needed", "the window keeps every group the summary does not cover")
     heavy = _tool_heavy(chunk, state.tokens)
     share = options.summary_share or (TOOL_HEAVY_SHARE if heavy else CONVERSATION_SHARE)
-    summary_budget = max(int(share * room), MIN_SUMMARY_TOKENS)
+    # The budget is the block's; its message adds USER_MESSAGE_OVERHEAD in the render.
+    summary_budget = max(int(share * room) - USER_MESSAGE_OVERHEAD, MIN_SUMMARY_TOKENS)
     if options.summary_budget is not None:
         summary_budget = max(min(summary_budget, options.summary_budget), MIN_SUMMARY_TOKENS)
-    chunk, tail = _chunk(cut, options, aim - summary_budget)
+    tail_limit = aim - summary_budget - USER_MESSAGE_OVERHEAD
+    chunk, tail = _chunk_or_roll(cut, options, tail_limit, fixed, over_aim)
     if not chunk:
         return Skip("not_needed", "the window keeps every group the summary does not cover")
     # What the tail does not use goes to the summary too (a tool group that does not fit
     # would otherwise leave its room empty).
-    summary_budget = max(summary_budget, aim - tail)
+    summary_budget = max(summary_budget, aim - tail - USER_MESSAGE_OVERHEAD)
     if options.summary_budget is not None:
         summary_budget = max(min(summary_budget, options.summary_budget), MIN_SUMMARY_TOKENS)
+    # Never more than fits in usable next to the prefix, the pins and the current turn: the
+    # render keeps fewer recent groups before it would leave the summary out of the budget.
+    cap = room_for_summary(cut, budget)
+    if cap < MIN_BLOCK_TOKENS:
+        return Skip("not_needed", _no_room(fixed, cap, budget))
+    summary_budget = min(summary_budget, cap)
     active = cut.summary()
     parent = _parent(active, cut)
     covered = _covered_indexes(cut, parent) | {state.index_of[m.id] for m in chunk}
@@ -199,6 +241,18 @@ def _backoff(cut: Cut, options: CompactionOptions) -> Skip | None:
         f"the last attempt was rejected at {last} groups; waiting for "
         f"{last + options.backoff_groups - cut.groups} more before trying again",
     )
+
+
+def _chunk_or_roll(
+    cut: Cut, options: CompactionOptions, tail_limit: int, fixed: int, over_aim: bool
+) -> tuple[list[Message], int]:
+    """:func:`_chunk`; when it is empty but the context is over the aim (the served summary is
+    bigger than this plan's, and the window holds the rest), the chunk of all but the current
+    turn, so the summary rolls forward at the smaller size."""
+    chunk, tail = _chunk(cut, options, tail_limit)
+    if not chunk and over_aim:
+        return _chunk(cut, options, fixed)
+    return chunk, tail
 
 
 def _chunk(cut: Cut, options: CompactionOptions, tail_limit: int) -> tuple[list[Message], int]:
@@ -280,16 +334,17 @@ def _sources(
 def _render_tokens(
     cut: Cut, budget: Budget, options: CompactionOptions, active: CommittedSummary | None
 ) -> int:
-    return plan_groups(
+    plan, _ = fit_groups(
         cut.groups,
         cut.group_tokens,
         cut.prefix_end,
         cut.pinned_groups(),
         budget.usable,
         keep_groups=options.keep_groups,
-        fixed_tokens=REPLY_PRIMING_TOKENS + (active.tokens if active else 0),
+        fixed_tokens=REPLY_PRIMING_TOKENS + (active.message_tokens if active else 0),
         summarised=cut.summarised_groups(),
-    ).tokens
+    )
+    return plan.tokens
 
 
 def why_over(cut: Cut, budget: Budget, options: CompactionOptions, tokens: int) -> str | None:
@@ -301,6 +356,15 @@ def why_over(cut: Cut, budget: Budget, options: CompactionOptions, tokens: int) 
     return _why_not(fixed, budget, options) or (
         f"nothing is left to summarise: the summary and the last {options.keep_groups} "
         f"groups kept verbatim take {tokens} tokens; lower keep_groups or raise the budget"
+    )
+
+
+def _no_room(fixed: int, cap: int, budget: Budget) -> str:
+    return (
+        f"no room for a summary: the prefix, the pins and the current turn take {fixed} of "
+        f"the {budget.usable} usable tokens, leaving {max(cap, 0)} for a summary block (at "
+        f"least {MIN_BLOCK_TOKENS}); unpin messages, shorten the system prompt, or raise the "
+        f"budget"
     )
 
 

@@ -130,11 +130,14 @@ class SummaryCommitted(SessionEvent):
     ``covered_ids`` stays empty) and records whether the render came under the trigger.
     Version 3 records ``erased_versions``: the covered messages that were already erased when
     the summary was made (it saw them as ``[erased]``, so their erasure does not taint it).
+    Version 4 serves the block without the coverage digest (``block_digest`` False), so the
+    same conversation gives the same bytes in any log; older versions keep theirs, and their
+    recorded requests replay byte for byte.
     """
 
     type_name: ClassVar[str] = "SummaryCommitted"
-    schema_version: ClassVar[int] = 3
-    upcasters: ClassVar[dict[int, Upcaster]] = {1: _unchanged, 2: _unchanged}
+    schema_version: ClassVar[int] = 4
+    upcasters: ClassVar[dict[int, Upcaster]] = {1: _unchanged, 2: _unchanged, 3: _unchanged}
 
     summary_version: int = Field(ge=1)
     parent_version: int | None = None
@@ -157,6 +160,7 @@ class SummaryCommitted(SessionEvent):
     reached_trigger: bool | None = None
     why_not: str | None = None
     erased_versions: list[int] = Field(default_factory=list)
+    block_digest: bool = True  # version 4 writes False (see above)
 
 
 class SummaryRejected(SessionEvent):
@@ -179,7 +183,7 @@ class SummaryRejected(SessionEvent):
 
 
 class MaskedResult(BaseModel):
-    """One tool result served as ``text`` (a digest naming the event that keeps it all)."""
+    """One tool result served as ``text`` (a digest naming the version that keeps it all)."""
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 
@@ -188,13 +192,29 @@ class MaskedResult(BaseModel):
     tokens_before: int = Field(ge=0)
     tokens: int = Field(ge=0)
     text: str = Field(min_length=1)
+    text_tokens_only: bool = False  # a version 1 record: ``tokens`` left out the overhead
+
+
+def _text_tokens_only(data: dict[str, Any]) -> dict[str, Any]:
+    """Version 1 counted each digest's text alone: mark its results so the fold adds the
+    message overhead."""
+    results = [{**result, "text_tokens_only": True} for result in data.get("results", [])]
+    return {**data, "results": results}
 
 
 class ResultsMasked(SessionEvent):
     """Old tool results that renders from now on serve as a short digest (the ladder's first
-    step): the groups stay whole, the log keeps every result in full."""
+    step): the groups stay whole, the log keeps every result in full.
+
+    In version 2 a result's ``tokens`` are the serving message's (overheads included); in
+    version 1 they were the digest text's alone (``text_tokens_only``), and such a record is
+    planned as it was then, so the requests recorded while it was served replay byte for
+    byte.
+    """
 
     type_name: ClassVar[str] = "ResultsMasked"
+    schema_version: ClassVar[int] = 2
+    upcasters: ClassVar[dict[int, Upcaster]] = {1: _text_tokens_only}
 
     results: list[MaskedResult] = Field(min_length=1)
     keep_groups: int = Field(ge=0)

@@ -37,9 +37,12 @@ from projections.session.state import Mask, SessionState, Unreadable
 from projections.summaries.chain import CommittedSummary
 from projections.summaries.schema_v2 import CompactionSummaryV2
 
-__all__ = ["ERASED", "SessionView", "describe_problem", "parse_event"]
+__all__ = ["ERASED", "ERASED_MESSAGE_TOKENS", "SessionView", "describe_problem", "parse_event"]
 
 ERASED = "[erased]"
+#: Tokens of the message served in an erased message's place (``user``, ``[erased]``): 8 in
+#: every encoding ctxledger counts with (a test checks each).
+ERASED_MESSAGE_TOKENS = 8
 
 _Handler = Callable[[SessionState, RecordedEvent, Any], None]
 
@@ -83,7 +86,13 @@ def _committed(state: SessionState, event: RecordedEvent, data: SummaryCommitted
         # Erased messages lose their ids in the fold, so a summary citing one is tainted.
         tainted = any(i not in state.index_of for i in cited)
     committed = CommittedSummary(
-        data.summary_version, data.parent_version, data.summary, data.tokens, covered_end, tainted
+        data.summary_version,
+        data.parent_version,
+        data.summary,
+        data.tokens,
+        covered_end,
+        tainted,
+        data.block_digest,
     )
     state.chain.commit(event.version, committed)
 
@@ -109,10 +118,11 @@ def _masked(state: SessionState, event: RecordedEvent, data: ResultsMasked) -> N
     for result in data.results:
         tokens = state.tokens.get(result.message_id)
         if tokens is not None and tokens > result.tokens:
+            # A version 1 record counted the digest's text alone; it is planned as it was, so
+            # the requests recorded while it was served replay byte for byte.
             saved = tokens - result.tokens
-            state.add_mask(
-                Mask(result.message_id, event.version, result.text, result.tokens, saved)
-            )
+            mask = Mask(result.message_id, event.version, result.text, result.tokens, saved)
+            state.add_mask(mask)
 
 
 def _rolled_back(state: SessionState, event: RecordedEvent, data: SummaryRolledBack) -> None:
@@ -214,9 +224,11 @@ def _erased(state: SessionState, event: RecordedEvent) -> None:
     """An erased payload: a message keeps its place, never its content; an erased summary
     keeps its version in the chain; an erased model call still counts."""
     if event.type == "MessageAppended":
-        message = Message(id=f"erased:{event.event_id}", role="user", content=ERASED)
+        message = Message(id=f"erased:@{event.version}", role="user", content=ERASED)
         state.erased.add(len(state.messages))
-        state.add_message(message, 0, event.version, event.hash, str(event.event_id))
+        state.add_message(
+            message, ERASED_MESSAGE_TOKENS, event.version, event.hash, str(event.event_id)
+        )
     elif event.type == "SummaryCommitted":
         state.chain.commit_erased(event.version)
     elif event.type == "ModelCallRecorded":

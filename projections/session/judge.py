@@ -6,8 +6,8 @@ from __future__ import annotations
 from bisect import bisect_right
 from collections.abc import Callable
 
-from projections.context.accounting import REPLY_PRIMING_TOKENS
-from projections.context.window import plan_groups
+from projections.context.accounting import REPLY_PRIMING_TOKENS, USER_MESSAGE_OVERHEAD
+from projections.context.window import fit_groups
 from projections.session.compaction import CompactionPlan
 from projections.session.events import SummaryCommitted, SummaryRejected
 from projections.summaries.block_v2 import render_summary_block_v2
@@ -47,7 +47,7 @@ def judge(
     summary = result.summary
     assert isinstance(summary, CompactionSummaryV2)  # _report refused anything else
     tokens = count(render_summary_block_v2(summary))
-    after = _tokens_with_summary(plan, summary, tokens)
+    after = _tokens_with_summary(plan, summary, tokens + USER_MESSAGE_OVERHEAD)
     trigger = plan.budget.trigger
     return SummaryCommitted(
         summary_version=plan.version,
@@ -68,6 +68,7 @@ def judge(
         reached_trigger=after <= trigger,
         why_not=None if after <= trigger else (plan.why_not or _still_over(plan, after)),
         erased_versions=_erased_versions(plan, summary),
+        block_digest=False,
     )
 
 
@@ -107,10 +108,10 @@ def _reasons(report: ValidationReport | None) -> str:
 
 
 def _tokens_with_summary(plan: CompactionPlan, summary: CompactionSummaryV2, tokens: int) -> int:
-    """The rendered request's tokens once this summary is served."""
+    """The rendered request's tokens once this summary (its message: ``tokens``) is served."""
     cut = plan.cut
     covered_end = bisect_right(cut.state.message_versions, summary.coverage.last)
-    return plan_groups(
+    fitted, _ = fit_groups(
         cut.groups,
         cut.group_tokens,
         cut.prefix_end,
@@ -119,7 +120,8 @@ def _tokens_with_summary(plan: CompactionPlan, summary: CompactionSummaryV2, tok
         keep_groups=plan.options.keep_groups,
         fixed_tokens=REPLY_PRIMING_TOKENS + tokens,
         summarised=cut.summarised_groups(covered_end),
-    ).tokens
+    )
+    return fitted.tokens
 
 
 def _still_over(plan: CompactionPlan, after: int) -> str:

@@ -1,9 +1,9 @@
 """Observation masking, the compaction ladder's first and cheapest step. Pure: no I/O.
 
 Tool results older than the last ``keep_groups`` groups are served as a short digest: the
-tool's name, the result's size, the event that keeps it in full, and its most telling values
-(identifiers, amounts, dates, with their JSON key paths), ranked once and cut to a small share
-of the result. The call and its result stay one group, so the protocol holds; the log keeps
+tool's name, the result's size, the session version that keeps it in full, and its most telling
+values (identifiers, amounts, dates, with their JSON key paths), ranked once and cut to a small
+share of the result. The call and its result stay one group, so the protocol holds; the log keeps
 every result whole (paged back in by recall). Masking old observations halved an agent's cost
 while matching LLM summarisation's solve rate on SWE-bench Verified (Lindenbauer et al., 2025,
 "The Complexity Trap"); here it is recorded as ``ResultsMasked``, so what the model saw at any
@@ -23,6 +23,7 @@ from projections.summaries.values import value_candidates
 __all__ = ["MaskingOptions", "mask_text", "plan_masking"]
 
 Count = Callable[[str], int]
+CountMessage = Callable[[Message], int]
 
 
 @dataclass(frozen=True)
@@ -30,7 +31,8 @@ class MaskingOptions:
     """Which results are masked and how short their digest is.
 
     Args:
-        keep_groups: the most recent groups whose results always stay whole.
+        keep_groups: the most recent groups whose results stay whole (0, the ladder's last
+            step before an error, when the newest turn alone leaves no room: its results too).
         min_tokens: results smaller than this stay whole (a digest would save little).
         digest_share: a digest takes at most this share of its result's tokens ...
         digest_tokens: ... and never more than this many tokens.
@@ -42,17 +44,21 @@ class MaskingOptions:
     digest_tokens: int = 120
 
 
-def plan_masking(cut: Cut, options: MaskingOptions, count: Count) -> ResultsMasked | None:
+def plan_masking(
+    cut: Cut, options: MaskingOptions, count: Count, count_message: CountMessage
+) -> ResultsMasked | None:
     """The results a render should mask from now on, or None when none is worth masking.
 
     Only groups a render serves are looked at (after the summary's coverage, before the last
-    ``keep_groups``), never the prefix nor a pinned group: O(window), not O(history).
+    ``keep_groups``), never the prefix nor a pinned group: O(window), not O(history). A
+    digest's tokens are those of the message that serves it (``count_message``), overheads
+    included, so the render's accounting is the counted request's.
     """
     state = cut.state
     pinned = cut.pinned_groups()
     first = max(cut.prefix_end, cut.summarised_groups())
     results: list[MaskedResult] = []
-    for group in range(first, cut.groups - max(options.keep_groups, 1)):
+    for group in range(first, cut.groups - max(options.keep_groups, 0)):
         if group in pinned:
             continue
         messages = cut.group_messages(group)
@@ -62,16 +68,16 @@ def plan_masking(cut: Cut, options: MaskingOptions, count: Count) -> ResultsMask
             if message.role != "tool" or tokens < options.min_tokens or cut.mask_of(message.id):
                 continue
             index = state.index_of[message.id]
-            event_id = state.message_event_ids[index] or message.id
             name = names.get(message.tool_call_id or "", "tool")
-            text = mask_text(message, name, event_id, tokens, count, options)
-            digest_tokens = count(text)
-            if digest_tokens * 2 <= tokens:
+            version = state.message_versions[index]
+            text = mask_text(message, name, version, tokens, count, options)
+            served = count_message(message.model_copy(update={"content": text}))
+            if served * 2 <= tokens:
                 results.append(MaskedResult(
                     message_id=message.id,
-                    event_id=event_id,
+                    event_id=state.message_event_ids[index] or message.id,
                     tokens_before=tokens,
-                    tokens=digest_tokens,
+                    tokens=served,
                     text=text,
                 ))  # fmt: skip
     if not results:
@@ -81,11 +87,13 @@ def plan_masking(cut: Cut, options: MaskingOptions, count: Count) -> ResultsMask
 
 
 def mask_text(
-    message: Message, name: str, event_id: str, tokens: int, count: Count, options: MaskingOptions
+    message: Message, name: str, version: int, tokens: int, count: Count, options: MaskingOptions
 ) -> str:
-    """The digest served in place of a tool result: a header naming the event that keeps it,
-    then its best values (``key=value``), in the result's own order, within the digest's cap."""
-    header = f"[masked result of {name}: {tokens} tokens, kept whole in event {event_id}]"
+    """The digest served in place of a tool result: a header naming the session version that
+    keeps it whole (``@N``, as summaries cite; never an event id, which differs between two
+    logs of one conversation), then its best values (``key=value``), in the result's own
+    order, within the digest's cap."""
+    header = f"[masked result of {name}: {tokens} tokens, kept whole at @{version}]"
     cap = min(options.digest_tokens, int(options.digest_share * tokens)) - count(header)
     chosen = _best_values(message, cap, count)
     if not chosen:

@@ -21,7 +21,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from projections.context.accounting import TOKENS_PER_MESSAGE
+from projections.context.accounting import USER_MESSAGE_OVERHEAD
 from projections.context.messages import Message, text_of
 from projections.session.state import Cut
 from projections.summaries.block_v2 import escaped_line
@@ -70,7 +70,7 @@ def plan_recall(
     scores = _group_scores(cut, recall, taken)
     best = sorted(scores.items(), key=lambda item: (-item[1], -item[0]))[:_CANDIDATE_GROUPS]
     chosen: dict[int, float] = {}
-    used = count(f"{_OPEN}\n{_PREAMBLE}\n{RECALL_CLOSE}") + TOKENS_PER_MESSAGE
+    used = count(f"{_OPEN}\n{_PREAMBLE}\n{RECALL_CLOSE}") + USER_MESSAGE_OVERHEAD
     for group, score in best:
         if used >= room:
             break
@@ -80,7 +80,7 @@ def plan_recall(
             used += cost
     while chosen:
         text = _block(cut, chosen)
-        tokens = count(text) + TOKENS_PER_MESSAGE
+        tokens = count(text) + USER_MESSAGE_OVERHEAD
         if tokens <= room:
             return RecallPlan(_message(cut, text), tokens, _entries(cut, chosen))
         del chosen[min(chosen, key=lambda g: (chosen[g], g))]  # lines merged differently

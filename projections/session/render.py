@@ -11,7 +11,7 @@ request, protocol issues, unreadable events up to then and the tool results serv
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import Any, Literal
 
 from blake3 import blake3
 from pydantic import BaseModel, ConfigDict, Field
@@ -21,7 +21,8 @@ from projections.context.accounting import REPLY_PRIMING_TOKENS
 from projections.context.budget import Budget
 from projections.context.formats import Format, from_messages
 from projections.context.messages import Message
-from projections.context.window import GroupPlan, plan_groups
+from projections.context.window import GroupPlan, fit_groups, plan_groups
+from projections.errors import ContextOverBudgetError
 from projections.session.recall_block import Recall, RecallPlan, plan_recall
 from projections.session.state import Cut, SessionState
 from projections.summaries.block import render_summary_block
@@ -29,7 +30,20 @@ from projections.summaries.block_v2 import render_summary_block_v2
 from projections.summaries.chain import CommittedSummary
 from projections.summaries.schema_v2 import CompactionSummaryV2
 
-__all__ = ["Manifest", "RenderedContext", "plan_render", "render", "summary_message"]
+__all__ = [
+    "Manifest",
+    "OverBudget",
+    "RenderedContext",
+    "fit_plan",
+    "plan_render",
+    "render",
+    "summary_message",
+    "why_over_budget",
+]
+
+#: What a render does when nothing it may leave out brings it under usable: raise
+#: :class:`ContextOverBudgetError` (the default), or serve it, flagged, for inspection.
+OverBudget = Literal["raise", "serve"]
 
 
 class Manifest(BaseModel):
@@ -56,6 +70,10 @@ class Manifest(BaseModel):
     recall_query: str | None = None  # what recall searched for (None: no recall asked)
     uncovered_groups: int = 0  # groups left out that no served summary covers
     token_counts: str = "exact"  # or "estimate": the counter is not the model's own tokenizer
+    usable: int = 0  # the budget's usable tokens
+    margin: int = 0  # usable minus the tokens served (negative only when asked to serve over)
+    keep_groups: int = 0  # recent groups kept whole (fewer than asked when they did not fit)
+    over_why: str | None = None  # what takes the room, when served over usable
 
 
 class RenderedContext(BaseModel):
@@ -76,13 +94,33 @@ def plan_render(
     summary_tokens: int | None = None,
     extra_tokens: int = 0,
 ) -> GroupPlan:
-    """The groups a render keeps, with the served summary's tokens set aside (or
-    ``summary_tokens``, to plan as if a summary of that size were served) and ``extra_tokens``
-    (a recalled block)."""
+    """The groups a render keeps, with the served summary's message set aside (or
+    ``summary_tokens``, to plan as if a summary message of that size were served) and
+    ``extra_tokens`` (a recalled block); fewer than ``keep_groups`` recent groups when they
+    do not fit (:func:`fit_plan`)."""
+    return fit_plan(
+        cut,
+        budget,
+        keep_groups=keep_groups,
+        summary_tokens=summary_tokens,
+        extra_tokens=extra_tokens,
+    )[0]
+
+
+def fit_plan(
+    cut: Cut,
+    budget: Budget,
+    *,
+    keep_groups: int,
+    summary_tokens: int | None = None,
+    extra_tokens: int = 0,
+) -> tuple[GroupPlan, int]:
+    """The plan for ``keep_groups`` recent groups, or for fewer, down to the newest one, when
+    they do not fit under usable (the ladder's step before an error); and the groups kept."""
     active = cut.summary()
     if summary_tokens is None:
-        summary_tokens = active.tokens if active else 0
-    return plan_groups(
+        summary_tokens = active.message_tokens if active else 0
+    return fit_groups(
         cut.groups,
         cut.group_tokens,
         cut.prefix_end,
@@ -102,32 +140,69 @@ def render(
     fmt: Format = "openai",
     recall: Recall | None = None,
     count: Callable[[str], int] | None = None,
+    over_budget: OverBudget = "raise",
 ) -> RenderedContext:
     """Render the session's next request under ``budget`` (O(window), not O(history)).
 
     Pass a state for the latest context, or ``state.cut(version)`` for an earlier one. With
     ``recall`` (and the token ``count`` to measure its block), the best old groups for its
     query are paged back in, within ``recall.share`` of usable, after the summary.
+
+    The request never exceeds ``budget.usable``: when the prefix, pins, summary and the last
+    ``keep_groups`` groups do not fit, fewer recent groups are kept, down to the newest one;
+    when even that does not fit, :class:`ContextOverBudgetError` says what takes the room
+    (``over_budget="serve"`` serves it anyway, flagged in the manifest, for inspection).
     """
     cut = state if isinstance(state, Cut) else state.cut()
     active = cut.summary()
-    plan = plan_render(cut, budget, keep_groups=keep_groups)
+    plan, keep = fit_plan(cut, budget, keep_groups=keep_groups)
     recalled = RecallPlan(None, 0)
-    if recall is not None:
+    if recall is not None and not plan.over_budget:
         if count is None:
             raise ValueError("render with recall needs count, the token counter of its block")
-        plan, recalled = _with_recall(cut, budget, keep_groups, recall, count)
+        plan, recalled = _with_recall(cut, budget, keep, recall, count)
+    if plan.over_budget and over_budget == "raise":
+        raise ContextOverBudgetError(plan.tokens, budget.usable, why_over_budget(cut, plan))
+    if over_budget not in ("raise", "serve"):
+        raise ValueError(f"over_budget must be 'raise' or 'serve', got {over_budget!r}")
     heads = [(summary_message(active), "summary")] if active else []
     if recalled.message is not None:
         heads.append((recalled.message, "recalled"))
     messages, sections = _assemble(cut, plan, heads)
     wire = from_messages(fmt, messages)
     manifest = _manifest(cut, budget, plan, messages, sections, active, fmt, wire, recalled)
+    why = why_over_budget(cut, plan) if plan.over_budget else None
+    manifest = manifest.model_copy(update={"keep_groups": keep, "over_why": why})
     if recall is not None:
         manifest = manifest.model_copy(
             update={"recalled": recalled.entries, "recall_query": recall.query}
         )
     return RenderedContext(messages=messages, wire=wire, manifest=manifest)
+
+
+def why_over_budget(cut: Cut, plan: GroupPlan) -> str:
+    """What takes the room of a plan over usable: each part that must be served, by tokens."""
+    active = cut.summary()
+    parts = {"prefix": 0, "pinned": 0, "window": 0}
+    for group, section in plan.chosen:
+        parts[section] += cut.group_tokens(group)
+    named = [
+        f"the prefix (system and developer messages) {parts['prefix']}",
+        f"the pinned messages' groups {parts['pinned']}",
+        f"the summary {active.message_tokens if active else 0}",
+        f"the newest turn {parts['window']}",
+        f"the reply priming {REPLY_PRIMING_TOKENS}",
+    ]
+    largest = max(("prefix", "pinned", "window"), key=lambda name: parts[name])
+    advice = {
+        "prefix": "shorten the system prompt",
+        "pinned": "unpin messages",
+        "window": "mask or compact the newest turn's tool results, or split the turn",
+    }[largest]
+    return (
+        f"even with only the newest turn kept, {', '.join(named)} tokens must be served; "
+        f"{advice}, or raise the budget"
+    )
 
 
 def _with_recall(
@@ -139,7 +214,17 @@ def _with_recall(
     # The block takes its share, and never more than the prefix, pins, summary and the last
     # groups leave: recall never pushes a render over usable.
     usable = budget.usable
-    floor = plan_render(cut, budget, keep_groups=keep_groups, extra_tokens=usable).tokens - usable
+    active = cut.summary()
+    floor = plan_groups(
+        cut.groups,
+        cut.group_tokens,
+        cut.prefix_end,
+        cut.pinned_groups(),
+        0,  # no room: only what must be served
+        keep_groups=keep_groups,
+        fixed_tokens=REPLY_PRIMING_TOKENS + (active.message_tokens if active else 0),
+        summarised=cut.summarised_groups(),
+    ).tokens
     reserve = max(0, min(int(recall.share * usable), usable - floor))
     plan = plan_render(cut, budget, keep_groups=keep_groups, extra_tokens=reserve)
     recalled = plan_recall(cut, recall, {g for g, _ in plan.chosen}, reserve, count)
@@ -185,7 +270,7 @@ def _manifest(
     recalled: RecallPlan,
 ) -> Manifest:
     counts = [
-        active.tokens
+        active.message_tokens
         if section == "summary" and active
         else recalled.tokens
         if section == "recalled"
@@ -205,6 +290,8 @@ def _manifest(
         tokens=per_section,
         tokenizer=sorted({encoding_of[m.id] for m in messages if m.id in encoding_of}),
         budget={**budget.model_dump(), "usable": budget.usable, "trigger": budget.trigger},
+        usable=budget.usable,
+        margin=budget.usable - plan.tokens,
         summary_version=active.version if active else None,
         request_hash=blake3(canonical_json({"format": fmt, "messages": wire})).hexdigest(),
         over_budget=plan.over_budget,
@@ -222,7 +309,7 @@ def summary_message(active: CommittedSummary) -> Message:
     """The served summary as an untrusted block in a user-role message (never system)."""
     summary = active.summary
     block = (
-        render_summary_block_v2(summary)
+        render_summary_block_v2(summary, digest=active.block_digest)
         if isinstance(summary, CompactionSummaryV2)
         else render_summary_block(summary)
     )

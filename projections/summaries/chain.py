@@ -18,6 +18,7 @@ from bisect import bisect_right
 from dataclasses import dataclass, field
 from typing import Any
 
+from projections.context.accounting import USER_MESSAGE_OVERHEAD
 from projections.summaries.schema import CompactionSummary
 from projections.summaries.summarizer import AnySummary, parse_summary
 
@@ -35,6 +36,18 @@ class CommittedSummary:
     tokens: int
     covered_end: int
     tainted: bool = False  # a message it covers was erased: never served
+    #: whether its block shows the coverage digest (summaries committed before version 4 of
+    #: ``SummaryCommitted`` did; the digest names random event ids, so newer blocks do not)
+    block_digest: bool = True
+
+    @property
+    def message_tokens(self) -> int:
+        """Tokens of the message that serves it: the block's and the message's overhead.
+
+        A summary committed before ``SummaryCommitted`` version 4 (``block_digest``) is planned
+        as it was then, by its block's text alone, so the requests recorded while it was served
+        replay byte for byte; the next compaction replaces it with one counted in full."""
+        return self.tokens + (0 if self.block_digest else USER_MESSAGE_OVERHEAD)
 
     def to_dict(self) -> dict[str, Any]:
         """The version as JSON-ready data (for snapshots)."""
@@ -44,6 +57,7 @@ class CommittedSummary:
             "tokens": self.tokens,
             "covered_end": self.covered_end,
             "tainted": self.tainted,
+            "block_digest": self.block_digest,
             "summary": self.summary.model_dump(mode="json"),
         }
 
@@ -57,6 +71,7 @@ class CommittedSummary:
             raw["tokens"],
             raw["covered_end"],
             raw["tainted"],
+            raw.get("block_digest", True),
         )
 
 

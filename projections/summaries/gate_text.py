@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterable
+from functools import lru_cache
 
 from projections.secrets import find_secrets
 from projections.summaries.injection import looks_like_instruction
@@ -35,9 +36,9 @@ def summary_texts(summary: CompactionSummaryV2) -> list[str]:
 def instruction_problems(summary: CompactionSummaryV2) -> list[str]:
     """Instruction-like text anywhere in the summary."""
     return [
-        f"instruction-like text: {match.group(0)!r}"
+        f"instruction-like text: {found!r}"
         for text in summary_texts(summary)
-        if (match := looks_like_instruction(text))
+        if (found := _instruction_in(text)) is not None
     ]
 
 
@@ -45,7 +46,20 @@ def secret_problems(summary: CompactionSummaryV2) -> list[str]:
     """Secrets left in the summary (its input is redacted, so one here came from the
     summarizer itself); the secret is named by its kind and length, never quoted."""
     return [
-        f"a {finding.kind} secret ({finding.end - finding.start} characters) in its text"
+        f"a {kind} secret ({length} characters) in its text"
         for text in summary_texts(summary)
-        for finding in find_secrets(text)
+        for kind, length in _secrets_in(text)
     ]
+
+
+# A rolling summary carries most of its parent's items, so each compaction judged them all
+# again: the verdict on a text is remembered (both are pure functions of the text).
+@lru_cache(maxsize=8192)
+def _instruction_in(text: str) -> str | None:
+    match = looks_like_instruction(text)
+    return match.group(0) if match else None
+
+
+@lru_cache(maxsize=8192)
+def _secrets_in(text: str) -> tuple[tuple[str, int], ...]:
+    return tuple((finding.kind, finding.end - finding.start) for finding in find_secrets(text))

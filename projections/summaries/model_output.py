@@ -15,16 +15,17 @@ Accepted:
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 from pydantic import ValidationError
 
-from projections.context.messages import text_of
+from projections.context.messages import Message, text_of
 from projections.errors import SummarizerError
 from projections.summaries.schema_v2 import SCHEMA_V2, CompactionSummaryV2
 from projections.summaries.summarizer import SummaryRequest
 
-__all__ = ["draft_json_schema", "summary_from_output"]
+__all__ = ["draft_json_schema", "normalize_seed_form", "summary_from_output"]
 
 _V1_FORMS = (1, "1", "v1", "compaction_summary.v1")
 
@@ -106,3 +107,26 @@ def _items(raw: Any) -> list[dict[str, Any]]:
     if not isinstance(raw, list):
         return []
     return [item if isinstance(item, dict) else {"text": str(item)} for item in raw]
+
+
+def normalize_seed_form(data: dict[str, Any], sources: Sequence[Message]) -> dict[str, Any]:
+    """The seed's literal v1 summary as ``compaction_summary.v1`` data: an integer (or
+    ``"v1"``) ``schema_version`` becomes the schema's name, and an open question given as a
+    plain string cites the last source message holding its text (none: it cites nothing, and
+    the schema check refuses it). Anything else is returned unchanged, for the checks to judge.
+    """
+    if data.get("schema_version") not in _V1_FORMS:
+        return data
+    texts = [(m.id, " ".join(text_of(m).split()).lower()) for m in sources]
+
+    def question(item: Any) -> Any:
+        if not isinstance(item, str):
+            return item
+        wanted = " ".join(item.split()).lower()
+        holders = [i for i, body in texts if wanted and wanted in body]
+        return {"text": item, "source_ids": holders[-1:]}
+
+    questions = data.get("open_questions")
+    if isinstance(questions, list):
+        data = {**data, "open_questions": [question(q) for q in questions]}
+    return {**data, "schema_version": "compaction_summary.v1"}

@@ -27,6 +27,7 @@ from projections.context.messages import Message, text_of
 from projections.secrets import find_secrets
 from projections.summaries.block import render_summary_block
 from projections.summaries.injection import looks_like_instruction
+from projections.summaries.model_output import normalize_seed_form
 from projections.summaries.normalize import clauses, has_negation, quantities, terms
 from projections.summaries.schema import CompactionSummary
 
@@ -83,7 +84,9 @@ def validate_summary(
     """Check a summary against the messages it covers (and its parent, and a token budget).
 
     Args:
-        summary: the candidate, a model or its JSON-like dict.
+        summary: the candidate, a model or its JSON-like dict (the seed's literal form too:
+            ``schema_version: 1``, open questions as plain strings; normalised first, see
+            :func:`~projections.summaries.model_output.normalize_seed_form`).
         sources: the messages it may cite: everything it covers, the parent's coverage included.
         parent: the summary it replaces (rolling summaries), if any.
         budget: tokens the rendered block may take; ``count_tokens`` counts them.
@@ -92,7 +95,7 @@ def validate_summary(
         candidate = (
             summary
             if isinstance(summary, CompactionSummary)
-            else CompactionSummary.model_validate(summary)
+            else CompactionSummary.model_validate(normalize_seed_form(summary, sources))
         )
     except ValidationError as error:
         reason = "; ".join(f"{'.'.join(map(str, e['loc']))}: {e['msg']}" for e in error.errors())

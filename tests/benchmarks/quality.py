@@ -25,10 +25,12 @@ from datetime import UTC, datetime
 from typing import Any
 
 from eventstore import EventStore
+from projections.context.accounting import REPLY_PRIMING_TOKENS
 from projections.context.budget import Budget
 from projections.context.formats import from_messages
 from projections.context.grouping import group_messages
 from projections.context.messages import Message, text_of
+from projections.context.tokens import TokenCounter
 from projections.ledger import Ledger, Session
 from projections.session.compaction import CompactionOptions, Skip, plan_compaction
 from projections.session.render import RenderedContext, render
@@ -39,13 +41,18 @@ from projections.summaries.sanitize import sanitize_messages
 from projections.summaries.summarizer import SummaryRequest
 from projections.summaries.validation import validate_summary
 from tests.benchmarks import script
-from tests.benchmarks.corpora import tau_bench
+from tests.benchmarks.corpora import bfcl, locomo, tau_bench
 
 RATIOS = (4, 8)
 KEEP_GROUPS = 2
 
 
-def found_in(value: str, text: str) -> bool:
+Gold = str | list[str]  # a value, or a question's acceptable answers (any one counts)
+
+
+def found_in(value: Gold, text: str) -> bool:
+    if isinstance(value, list):
+        return any(found_in(v, text) for v in value)
     return value.lower() in text
 
 
@@ -54,10 +61,13 @@ def wire_text(rendered: RenderedContext) -> str:
 
 
 def budget_for(state: SessionState, ratio: int) -> Budget:
+    """``usable = prefix + rest / ratio``, but never under the prefix and the newest turn: no
+    request can leave those out, so a smaller budget is not a compression but a refusal
+    (short runs at 8x; ``floored`` counts them, and the ratio column shows the real one)."""
     prefix = sum(state.group_tokens[: state.prefix_end])
     rest = sum(state.tokens.values()) - prefix
     return Budget(
-        context_limit=prefix + max(rest // ratio, 64) + 3,
+        context_limit=prefix + max(rest // ratio, 64, newest_turn(state)) + 3,
         max_output_tokens=0,
         tool_reserve=0,
         safety_margin=0,
@@ -65,7 +75,24 @@ def budget_for(state: SessionState, ratio: int) -> Budget:
     )
 
 
-def origins(rendered: RenderedContext, gold: list[str]) -> Counter[str]:
+def newest_turn(state: SessionState) -> int:
+    return state.group_tokens[-1] if state.group_tokens else 0
+
+
+def floored(state: SessionState, ratio: int) -> bool:
+    prefix = sum(state.group_tokens[: state.prefix_end])
+    return newest_turn(state) > max((sum(state.tokens.values()) - prefix) // ratio, 64)
+
+
+def over_usable(rendered: RenderedContext, budget: Budget, counter: TokenCounter) -> bool:
+    """Whether the request, counted message by message as a provider would, is over usable
+    (the manifest's own total is checked against the same count)."""
+    counted = sum(counter.count_message(m) for m in rendered.messages) + REPLY_PRIMING_TOKENS
+    assert counted == rendered.manifest.tokens["total"], "the manifest's accounting drifted"
+    return counted > budget.usable
+
+
+def origins(rendered: RenderedContext, gold: list[Gold]) -> Counter[str]:
     """The section each retained gold value was found in first."""
     texts: dict[str, str] = {}
     for message, section in zip(rendered.messages, rendered.manifest.sections, strict=True):
@@ -80,7 +107,7 @@ def origins(rendered: RenderedContext, gold: list[str]) -> Counter[str]:
     return found
 
 
-async def unmasked(name: str, messages: list[Message], gold: list[str], ratio: int) -> int:
+async def unmasked(name: str, messages: list[Message], gold: list[Gold], ratio: int) -> int:
     """Gold values kept by v2 with masking off (the ladder's first step skipped)."""
     async with EventStore.open("memory://") as store:
         session = Ledger(store, snapshot_every=0).session("quality", name)
@@ -89,12 +116,13 @@ async def unmasked(name: str, messages: list[Message], gold: list[str], ratio: i
         await session.compact(
             budget, keep_groups=KEEP_GROUPS, target=1.0, max_steps=8, mask_results=False
         )
-        text = wire_text(await session.render(budget, keep_groups=KEEP_GROUPS))
+        rendered = await session.render(budget, keep_groups=KEEP_GROUPS)
+        text = wire_text(rendered)
     return sum(found_in(v, text) for v in gold)
 
 
 async def measure(
-    name: str, messages: list[Message], gold: list[str], ratio: int
+    name: str, messages: list[Message], gold: list[Gold], ratio: int
 ) -> dict[str, Any]:
     async with EventStore.open("memory://") as store:
         ledger = Ledger(store, snapshot_every=0)
@@ -109,6 +137,7 @@ async def measure(
         outcome = await session.compact(budget, keep_groups=KEEP_GROUPS, target=1.0, max_steps=8)
         after = await session.render(budget, keep_groups=KEEP_GROUPS)
         state = await session.state()
+        over = [over_usable(r, budget, ledger.counter) for r in (window, after)]
     text = wire_text(after)
     groups, _ = group_messages(state.messages)
     ids = {m.id for m in after.messages}
@@ -131,17 +160,19 @@ async def measure(
         "compression": rest / max(after.manifest.tokens["total"] - prefix, 1),
         "attempts": [e.type for e in outcome.events],
         "protocol_errors": split,
-        "over_budget": after.manifest.tokens["total"] > budget.usable,
+        "floored": floored(state, ratio),
+        "over_window": over[0],
+        "over_v2": over[1],
     }
 
 
-async def _v1(session: Session, budget: Budget, gold: list[str]) -> int:
+async def _v1(session: Session, budget: Budget, gold: list[Gold]) -> int:
     state = await session.latest()
     count = session.ledger.counter.count_text
     cut = state.cut()
     options = CompactionOptions(keep_groups=KEEP_GROUPS, target=1.0, max_chunk=10_000)
     plan = plan_compaction(cut, budget, options, count=count, now=datetime.now(UTC))
-    window = render(cut, budget, keep_groups=KEEP_GROUPS)
+    window = render(cut, budget, keep_groups=KEEP_GROUPS, over_budget="serve")
     if isinstance(plan, Skip):
         return sum(found_in(v, wire_text(window)) for v in gold)
     chunk = [state.messages[state.index_of[m.id]] for m in plan.request.chunk]
@@ -153,6 +184,7 @@ async def _v1(session: Session, budget: Budget, gold: list[str]) -> int:
         cut,
         budget.shrunk(max(0.01, 1 - plan.summary_budget / budget.usable)),
         keep_groups=KEEP_GROUPS,
+        over_budget="serve",
     )
     text = wire_text(kept)
     if report.ok:
@@ -160,39 +192,58 @@ async def _v1(session: Session, budget: Budget, gold: list[str]) -> int:
     return sum(found_in(v, text) for v in gold)
 
 
+def corpora(limit: int | None) -> dict[str, list[tuple[str, list[Message], list[Gold]]]]:
+    """tau-bench airline runs with gold actions (the others would count as retained), LoCoMo
+    conversations with their QA answers, BFCL memory scenarios with their questions'."""
+    return {
+        "tau-bench airline": [case for case in tau_bench(limit) if case[2]],
+        "LoCoMo": [(n, m, list(g)) for n, m, g in locomo(limit)],
+        "BFCL memory": [(n, m, list(g)) for n, m, g in bfcl(limit)],
+    }
+
+
 async def run(limit: int | None) -> dict[str, Any]:
-    cases = [case for case in tau_bench(limit) if case[2]]  # runs with gold actions only
     results: dict[str, Any] = {}
-    for ratio in RATIOS:
-        rows = [await measure(name, msgs, gold, ratio) for name, msgs, gold in cases]
-        gold = sum(r["gold"] for r in rows)
-        ceiling = sum(r["ceiling"] for r in rows)
-        attempts = [a for r in rows for a in r["attempts"]]
-        origin = sum((r["origins"] for r in rows), Counter())
-        results[f"tau-bench airline @ {ratio}x"] = {
-            "runs": len(rows),
-            "gold": gold,
-            "ceiling": ceiling / gold,
-            "window": sum(r["window"] for r in rows) / gold,
-            "v1": sum(r["v1"] for r in rows) / gold,
-            "v2": sum(r["v2"] for r in rows) / gold,
-            "v2_of_ceiling": sum(r["v2"] for r in rows) / max(ceiling, 1),
-            "v2_unmasked": sum(r["v2_unmasked"] for r in rows) / gold,
-            "masked_results": sum(r["masked"] for r in rows),
-            "origins": {k: origin[k] / gold for k in ("prefix", "pinned", "window", "summary")},
-            "compression": statistics.median(r["compression"] for r in rows),
-            "gate_pass": attempts.count("SummaryCommitted") / max(len(attempts), 1),
-            "protocol_errors": sum(r["protocol_errors"] for r in rows),
-            "over_budget": sum(r["over_budget"] for r in rows),
-        }
+    for corpus, cases in corpora(limit).items():
+        for ratio in RATIOS:
+            results[f"{corpus} @ {ratio}x"] = await _corpus_at(cases, ratio)
     return results
+
+
+async def _corpus_at(
+    cases: list[tuple[str, list[Message], list[Gold]]], ratio: int
+) -> dict[str, Any]:
+    rows = [await measure(name, msgs, gold, ratio) for name, msgs, gold in cases]
+    gold = sum(r["gold"] for r in rows)
+    ceiling = sum(r["ceiling"] for r in rows)
+    attempts = [a for r in rows for a in r["attempts"]]
+    origin = sum((r["origins"] for r in rows), Counter())
+    return {
+        "runs": len(rows),
+        "gold": gold,
+        "ceiling": ceiling / gold,
+        "window": sum(r["window"] for r in rows) / gold,
+        "v1": sum(r["v1"] for r in rows) / gold,
+        "v2": sum(r["v2"] for r in rows) / gold,
+        "v2_of_ceiling": sum(r["v2"] for r in rows) / max(ceiling, 1),
+        "v2_unmasked": sum(r["v2_unmasked"] for r in rows) / gold,
+        "masked_results": sum(r["masked"] for r in rows),
+        "origins": {k: origin[k] / gold for k in ("prefix", "pinned", "window", "summary")},
+        "compression": statistics.median(r["compression"] for r in rows),
+        "gate_pass": attempts.count("SummaryCommitted") / max(len(attempts), 1),
+        "protocol_errors": sum(r["protocol_errors"] for r in rows),
+        "floored": sum(r["floored"] for r in rows),
+        "over_window": sum(r["over_window"] for r in rows),
+        "over_v2": sum(r["over_v2"] for r in rows),
+    }
 
 
 def report(results: dict[str, Any]) -> str:
     lines = [
         f"{'corpus @ compression':24} {'runs':>4} {'ceiling':>7} {'window':>6} {'v1':>6} "
         f"{'v2':>6} {'v2/ceil':>7} {'from window/summary':>19} {'ratio':>5} {'gate':>5} "
-        f"{'split':>5} {'masked':>6} {'v2 unmasked':>11}"
+        f"{'split':>5} {'masked':>6} {'v2 unmasked':>11} {'over usable: window/v2':>22} "
+        f"{'floored':>7}"
     ]
     for name, r in results.items():
         origin = r["origins"]
@@ -201,7 +252,7 @@ def report(results: dict[str, Any]) -> str:
             f"{r['v2']:>6.1%} {r['v2_of_ceiling']:>7.1%} "
             f"{origin['window']:>9.1%}/{origin['summary']:<9.1%} {r['compression']:>4.1f}x "
             f"{r['gate_pass']:>5.0%} {r['protocol_errors']:>5} {r['masked_results']:>6} "
-            f"{r['v2_unmasked']:>11.1%}"
+            f"{r['v2_unmasked']:>11.1%} {r['over_window']:>18}/{r['over_v2']:<3} {r['floored']:>7}"
         )
     return "\n".join(lines)
 

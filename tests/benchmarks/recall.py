@@ -68,6 +68,8 @@ class Tally:
     answers: dict[str, int] = field(default_factory=lambda: dict.fromkeys(MODES, 0))
     compression: list[float] = field(default_factory=list)
     recalled_tokens: list[int] = field(default_factory=list)
+    over_usable: int = 0  # renders over usable, counted message by message
+    renders: int = 0
 
     def add(self, other: Tally) -> None:
         self.questions += other.questions
@@ -78,6 +80,8 @@ class Tally:
             self.answers[mode] += other.answers[mode]
         self.compression += other.compression
         self.recalled_tokens += other.recalled_tokens
+        self.over_usable += other.over_usable
+        self.renders += other.renders
 
 
 async def measure(
@@ -116,7 +120,16 @@ async def _render(
     asked = (count or session.counter.count_text)(question.text) + 4  # the question's message
     room = budget.model_copy(update={"context_limit": budget.context_limit - asked})
     options = RecallOptions(query=question.text) if recall else False
-    return await session.render(room, keep_groups=KEEP_GROUPS, recall=options)
+    rendered = await session.render(
+        room, keep_groups=KEEP_GROUPS, recall=options, over_budget="serve"
+    )
+    # The question is sent too: the whole request must fit the caller's budget.
+    counted = sum(session.counter.count_message(m) for m in rendered.messages) + asked + 3
+    assert rendered.manifest.tokens["total"] + asked == counted, "the accounting drifted"
+    over = counted > budget.usable
+    return rendered.model_copy(
+        update={"manifest": rendered.manifest.model_copy(update={"over_budget": over})}
+    )
 
 
 def _score(
@@ -131,6 +144,8 @@ def _score(
     if question.evidence:
         tally.with_evidence += 1
     for mode, rendered in renders.items():
+        tally.renders += 1
+        tally.over_usable += rendered.manifest.over_budget
         tally.answers[mode] += answered(question, sent_text(rendered))
         if question.evidence:
             tally.evidence[mode] += set(question.evidence) <= sent_ids(rendered)
@@ -162,6 +177,8 @@ def _figures(tally: Tally) -> dict[str, Any]:
         "answers_of_ceiling": {m: share(tally.answers[m], tally.ceiling) for m in MODES},
         "compression": statistics.median(tally.compression) if tally.compression else None,
         "recalled_tokens": statistics.median(tally.recalled_tokens) if tally.recalled_tokens else 0,
+        "renders": tally.renders,
+        "over_usable": tally.over_usable,
     }
 
 
@@ -171,7 +188,8 @@ def report(results: dict[str, Any]) -> str:
 
     lines = [
         f"{'corpus @ compression':22} {'qs':>5} {'evidence: window summary recall':>32} "
-        f"{'answer: ceiling window summary recall':>38} {'recall/ceil':>11} {'ratio':>5}"
+        f"{'answer: ceiling window summary recall':>38} {'recall/ceil':>11} {'ratio':>5} "
+        f"{'over usable':>11}"
     ]
     for name, r in results.items():
         e, a = r["evidence"], r["answers"]
@@ -179,7 +197,7 @@ def report(results: dict[str, Any]) -> str:
             f"{name:22} {r['questions']:>5} {pct(e['window']):>14} {pct(e['summary'])} "
             f"{pct(e['recall'])}   {pct(r['answer_ceiling']):>14} {pct(a['window'])} "
             f"{pct(a['summary'])} {pct(a['recall'])} {pct(r['answers_of_ceiling']['recall']):>11} "
-            f"{r['compression']:>4.1f}x"
+            f"{r['compression']:>4.1f}x {r['over_usable']:>5}/{r['renders']:<5}"
         )
     return "\n".join(lines)
 

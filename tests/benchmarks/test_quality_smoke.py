@@ -8,13 +8,15 @@ from tests.benchmarks.test_bench_smoke import quick_run
 
 
 def test_quality_script_on_a_few_runs(corpora: Path) -> None:
-    lines = quick_run("tests.benchmarks.quality", "--limit", "4").splitlines()
-    assert [line.split(" @ ")[0] for line in lines[1:]] == ["tau-bench airline"] * 2
+    lines = quick_run("tests.benchmarks.quality", "--limit", "2").splitlines()
+    corpora = ["tau-bench airline"] * 2 + ["LoCoMo"] * 2 + ["BFCL memory"] * 2
+    assert [line.split(" @ ")[0] for line in lines[1:]] == corpora
     for line in lines[1:]:
         columns = line.split()
-        assert columns[-3] == "0"  # protocol errors (tool groups split)
-        assert columns[-4] == "100%"  # the gate refused no summary of the offline one
-        assert int(columns[-2]) > 0  # old tool results were masked
+        assert columns[-5] == "0"  # protocol errors (tool groups split)
+        assert columns[-6] == "100%"  # the gate refused no summary of the offline one
+        assert columns[-2] == "0/0"  # renders over usable: the window's, and after v2
+    assert int(lines[1].split()[-4]) > 0  # old tool results were masked (tau-bench)
 
 
 def test_recall_script_on_a_few_conversations(corpora: Path) -> None:

@@ -383,8 +383,11 @@ def test_compact_says_where_the_context_ended_and_why_not(tmp_path: Path) -> Non
     pin = ctxledger("pin", *where, "rules", "--reason", "the user's rules", db=db)
     assert pin.returncode == 0, pin.stderr
     compacted = ctxledger("compact", *where, *limits, db=db)
-    assert compacted.returncode == 1, compacted.stderr  # committed, but still over: not done
-    assert "committed and served, but the context is still over" in compacted.stdout
+    # The pin and the current turn alone pass usable: no summary could fit beside them, so
+    # none is made (a useless one was before), and the command says so and fails.
+    assert compacted.returncode == 1, compacted.stderr
+    assert "no summary: no room for a summary" in compacted.stdout
+    assert "take 617 of the 600 usable tokens" in compacted.stdout
     assert "still over the trigger of 480 (600 usable)" in compacted.stdout
     assert "why not: the prefix, the pins and the current turn alone take" in compacted.stdout
     as_json = json.loads(ctxledger("compact", *where, *limits, "--json", db=db).stdout)

@@ -9,6 +9,7 @@ from typing import Any
 import pytest
 
 from eventstore import EventStore
+from projections.context.accounting import USER_MESSAGE_OVERHEAD
 from projections.context.budget import Budget
 from projections.ledger import Ledger
 from projections.session.codec import state_digest
@@ -76,7 +77,7 @@ async def test_compaction_commits_and_renders_the_summary(session: Any) -> None:
     assert not set(covered) & {
         m for m, s in zip(manifest.message_ids, manifest.sections, strict=True) if s == "window"
     }
-    assert manifest.tokens["summary"] == data["tokens"]
+    assert manifest.tokens["summary"] == data["tokens"] + USER_MESSAGE_OVERHEAD  # its message
     assert manifest.tokens["total"] == data["tokens_after"]
     assert data["tokens_after"] <= BUDGET.usable  # the summary takes room from the window
     nothing = await session.compact(BUDGET, keep_groups=2, summary_budget=1500)

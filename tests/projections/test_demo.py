@@ -23,7 +23,8 @@ def test_demo_plays_the_whole_trip(tmp_path: Path) -> None:
     committed = [s for s in steps if s["step"].endswith("committed")]
     assert len(committed) >= 2
     figures = by_name["compaction, turn by turn"]
-    assert figures["commit_rate"] >= 0.9
+    # every attempt committed but the careless summary the demo has the gate refuse
+    assert figures["committed"] == figures["attempts"] - 1 >= 4
     assert figures["turns_over_trigger"] == 0
     assert figures["max_context"] <= figures["trigger"]
     assert figures["rolling_summaries_checked"] >= 1

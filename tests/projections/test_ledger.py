@@ -15,7 +15,7 @@ from eventstore import EventStore
 from projections.context.budget import Budget
 from projections.context.grouping import group_messages
 from projections.context.messages import Message
-from projections.errors import MessageValidationError
+from projections.errors import ContextOverBudgetError, MessageValidationError
 from projections.ledger import Ledger
 from projections.session.codec import state_digest
 from projections.session.render import render
@@ -79,10 +79,16 @@ async def test_tight_budget_keeps_prefix_pins_and_recent_groups(ledger: Ledger) 
     assert context.manifest.tokens["total"] <= 60
     assert context.manifest.dropped_groups == 2
     too_small = Budget(context_limit=20, max_output_tokens=0, tool_reserve=0, safety_margin=0)
-    context = await session.render(too_small, keep_groups=1)
+    with pytest.raises(ContextOverBudgetError) as raised:
+        await session.render(too_small, keep_groups=1)
+    assert "the prefix (system and developer messages)" in raised.value.why
+    assert raised.value.usable == 20
+    context = await session.render(too_small, keep_groups=1, over_budget="serve")
     assert context.manifest.message_ids == ["m1", "m2", "m6"]  # never dropped, but reported
     assert context.manifest.over_budget
-    assert context.manifest.tokens["total"] > 20
+    assert context.manifest.tokens["total"] == raised.value.tokens > 20
+    assert context.manifest.margin == 20 - context.manifest.tokens["total"]
+    assert context.manifest.over_why == raised.value.why
 
 
 async def test_protocol_issue_is_recorded_at_append(ledger: Ledger) -> None:
@@ -184,16 +190,20 @@ async def test_tau_bench_at_75_50_25_percent(corpora: Path) -> None:
                     tool_reserve=0,
                     safety_margin=0,
                 )
-                context = await session.render(budget)
+                context = await session.render(budget, over_budget="serve")
+                if context.manifest.over_budget:  # the prefix and the pin alone do not fit
+                    with pytest.raises(ContextOverBudgetError):
+                        await session.render(budget)
+                    continue
                 ids = context.manifest.message_ids
                 assert context.messages[0].content == run["traj"][0]["content"]  # prefix
                 assert f"m{first_user}" in ids  # the pin
-                for group in groups[-6:]:  # the last keep_groups groups, verbatim
+                kept = context.manifest.keep_groups  # 6, or fewer when 6 do not fit
+                assert 1 <= kept <= 6
+                for group in groups[-kept:]:  # the last groups kept, verbatim
                     assert all(m.id in ids for m in group.messages)
                 assert groups_whole(context.messages, groups)  # no orphan, no split group
-                assert context.manifest.over_budget or context.manifest.tokens["total"] <= (
-                    budget.usable
-                )
+                assert context.manifest.tokens["total"] <= budget.usable
 
 
 OPERATIONS = st.lists(

@@ -1,6 +1,6 @@
 """Observation masking, the ladder's first step: old tool results are served as a digest that
-names the event keeping them whole; groups stay whole, the log keeps everything, time travel
-replays what was served, erasure leaves no copy."""
+names the session version keeping them whole; groups stay whole, the log keeps everything, time
+travel replays what was served, erasure leaves no copy."""
 
 from __future__ import annotations
 
@@ -11,6 +11,7 @@ import pytest
 
 from eventstore import EventStore
 from projections.context.budget import Budget
+from projections.errors import ContextOverBudgetError
 from projections.ledger import Ledger, Session
 from projections.session.codec import state_digest
 from projections.session.events import MaskedResult, ResultsMasked
@@ -77,7 +78,7 @@ async def test_old_results_are_masked_and_groups_stay_whole(session: Session) ->
     for result_id in masked:
         text = str(messages[result_id].content)
         assert text.startswith("[masked result of get_reservation:")
-        assert "kept whole in event " in text
+        assert "kept whole at @" in text
         assert "reservation_id=RX" in text  # the identifier survives the digest
     # every call still has its result right after it: the protocol holds
     for message in after.messages:
@@ -92,7 +93,7 @@ async def test_old_results_are_masked_and_groups_stay_whole(session: Session) ->
         assert tokens[result_id] < state.tokens[result_id] / 2
 
 
-async def test_the_digest_names_the_event_that_keeps_the_result(session: Session) -> None:
+async def test_the_digest_names_the_version_that_keeps_the_result(session: Session) -> None:
     outcome = await session.compact(BUDGET, keep_groups=2)
     assert outcome.mask_event is not None
     assert outcome.mask_event.data is not None
@@ -103,8 +104,10 @@ async def test_the_digest_names_the_event_that_keeps_the_result(session: Session
         if e.type == "MessageAppended" and e.data
     }
     for result in payload.results:
-        assert result.event_id == str(events[result.message_id].event_id)
-        assert result.event_id in result.text
+        event = events[result.message_id]
+        assert result.event_id == str(event.event_id)  # recorded, never served
+        assert result.event_id not in result.text
+        assert f"kept whole at @{event.version}]" in result.text
     assert payload.tokens_saved == sum(r.tokens_before - r.tokens for r in payload.results)
 
 
@@ -203,3 +206,34 @@ async def test_masking_can_be_turned_off(session: Session) -> None:
     assert outcome.masked == 0
     assert outcome.mask_event is None
     assert (await session.render(BUDGET, keep_groups=2)).manifest.masked == []
+
+
+async def test_a_newest_turn_too_big_for_the_budget_is_masked_as_a_last_resort() -> None:
+    """The ladder before an error: when the newest turn alone leaves no room beside the prefix
+    (its tool result is bigger than the budget), its own result is masked too; the render then
+    fits, and the log keeps the result whole for recall."""
+    async with EventStore.open("memory://") as store:
+        session = Ledger(store).session("acme", "huge")
+        await session.append([{"id": "sys", "role": "system", "content": "You book flights."}])
+        for index in range(3):
+            await session.append(lookup(index))
+        big = lookup(3)
+        big[2]["content"] = json.dumps(
+            {"reservation_id": "RX0003Q", "rows": [f"row {n}: seat map" for n in range(120)]}
+        )
+        await session.append(big[:3])  # the turn ends on the result: the newest group
+        budget = Budget(context_limit=700, max_output_tokens=0, tool_reserve=0, safety_margin=0)
+        with pytest.raises(ContextOverBudgetError, match="the newest turn"):
+            await session.render(budget, keep_groups=2)
+        outcome = await session.compact(budget, keep_groups=2)
+        assert outcome.mask_event is not None
+        assert outcome.mask_event.data is not None
+        masked = ResultsMasked.model_validate(outcome.mask_event.data)
+        assert masked.keep_groups == 0
+        assert "t3" in {r.message_id for r in masked.results}
+        rendered = await session.render(budget, keep_groups=2)
+        assert rendered.manifest.tokens["total"] <= budget.usable
+        assert "t3" in rendered.manifest.masked
+        assert "RX0003Q" in str(rendered.wire)  # the digest keeps its identifier
+        state = await session.latest()
+        assert "row 119" in str(state.messages[state.index_of["t3"]].content)

@@ -79,7 +79,7 @@ async def test_on_over_budget_raise_stops_the_run(tmp_path: Path) -> None:
             await Runner.run(agent, user_turn(25), session=session)
         assert raised.value.usable == TOO_SMALL.usable
         assert raised.value.tokens > TOO_SMALL.usable
-        assert "alone do not fit" in raised.value.why
+        assert "even with only the newest turn kept" in raised.value.why
         assert (await store.verify("acme")).ok  # nothing half-written
 
 

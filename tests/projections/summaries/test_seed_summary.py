@@ -10,10 +10,11 @@ from typing import Any
 
 import pytest
 
+from projections import validate_summary
 from projections.context.tokens import TiktokenCounter
 from projections.errors import SummarizerError
 from projections.summaries.gate_v2 import validate_summary_v2
-from projections.summaries.model_output import summary_from_output
+from projections.summaries.model_output import normalize_seed_form, summary_from_output
 from projections.summaries.schema_v2 import Coverage
 from projections.summaries.summarizer import SummaryRequest
 from tests.projections.summaries.test_validation import TRIP
@@ -100,6 +101,12 @@ def fact(data: dict[str, Any], key: str) -> dict[str, Any]:
     ],
 )
 def test_every_corruption_is_refused(corruption: str, check: str) -> None:
+    data, budget = corrupted(corruption)
+    assert check in judge(data, budget)
+
+
+def corrupted(corruption: str) -> tuple[dict[str, Any], int]:
+    """The seed's summary with one corruption, and the budget to judge it at."""
     data, budget = seed_summary(), 2000
     if corruption == "wrong hour":
         fact(data, "return.deadline")["value"] = "back in Shanghai before 19:00 on 2026-09-20"
@@ -111,6 +118,40 @@ def test_every_corruption_is_refused(corruption: str, check: str) -> None:
         fact(data, "budget.one_way")["value"] = "单程不超过 300 元"
     elif corruption == "foreign source":
         data["decisions"][0]["source_ids"] = ["m99"]
+    elif corruption == "question nobody asked":
+        data["open_questions"] = ["Shall I book the 21:00 sleeper?"]
     else:
         budget = 20
-    assert check in judge(data, budget)
+    return data, budget
+
+
+def public_checks(data: dict[str, Any], budget: int = 2000) -> list[str]:
+    """The checks ``projections.validate_summary``, the public name, refuses the form with."""
+    report = validate_summary(data, TRIP, budget=budget, count_tokens=COUNT)
+    return report.failed()
+
+
+def test_the_public_validate_summary_accepts_the_seeds_literal_form() -> None:
+    assert public_checks(seed_summary()) == []
+    # a plain-string question cites the message that asks it
+    data = normalize_seed_form(seed_summary(), TRIP)
+    assert data["schema_version"] == "compaction_summary.v1"
+    assert data["open_questions"] == [
+        {"text": "Shall I hold a seat on G7311?", "source_ids": ["m5"]}
+    ]
+
+
+@pytest.mark.parametrize(
+    ("corruption", "check"),
+    [
+        ("wrong hour", "quantities"),
+        ("flipped negation", "negation"),
+        ("changed amount", "quantities"),
+        ("foreign source", "source_ids"),
+        ("question nobody asked", "schema"),
+        ("over budget", "budget"),
+    ],
+)
+def test_the_public_validate_summary_still_refuses_corruptions(corruption: str, check: str) -> None:
+    data, budget = corrupted(corruption)
+    assert check in public_checks(data, budget)

@@ -1,0 +1,64 @@
+"""The same conversation gives the same bytes: ingested and compacted into three fresh
+databases, in three processes under three hash seeds, it renders the same text in every wire
+format, with the same request hashes and the same summary content; the demo, played three
+times, tells the same steps. Event ids, message ids the ledger makes up, timestamps and set
+order differ between the runs; none of it may reach what the model reads or what is kept."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+from tests.conftest import ROOT
+
+SEEDS = ("1", "4", "271828")
+
+
+def run_all(commands: list[list[str]], tmp_path: Path) -> list[str]:
+    """Run the commands at once, each under its own hash seed; their outputs, in order."""
+    processes = []
+    for seed, command in zip(SEEDS, commands, strict=True):
+        env = {**os.environ, "PYTHONHASHSEED": seed, "PYTHONPATH": str(ROOT)}
+        processes.append(
+            subprocess.Popen(
+                command,
+                cwd=tmp_path,
+                env=env,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+                text=True,
+            )
+        )
+    outputs = []
+    for process in processes:
+        out, err = process.communicate(timeout=600)
+        assert process.returncode == 0, err
+        outputs.append(out)
+    return outputs
+
+
+def test_one_conversation_in_three_databases_gives_the_same_bytes(tmp_path: Path) -> None:
+    worker = [sys.executable, "-m", "tests.projections.determinism_worker"]
+    outputs = run_all([[*worker, str(tmp_path / f"db{seed}.db")] for seed in SEEDS], tmp_path)
+    first = json.loads(outputs[0])
+    assert [o[0] for o in first["outcomes"]].count("committed") >= 5  # it did compact
+    assert any(o[2] for o in first["outcomes"])  # and masked old results on the way
+    assert first["renders"]["openai"]["summary_version"] is not None
+    for other in outputs[1:]:
+        assert other == outputs[0]
+
+
+def test_the_demo_tells_the_same_steps_every_time(tmp_path: Path) -> None:
+    ctxledger = Path(sys.executable).with_name("ctxledger")
+    commands = [[str(ctxledger), "demo", "--json", "--db", f"demo{seed}.db"] for seed in SEEDS]
+    outputs = run_all(commands, tmp_path)
+    transcripts = [
+        out.replace(f"demo{seed}.db", "DB") for seed, out in zip(SEEDS, outputs, strict=True)
+    ]
+    steps = json.loads(transcripts[0])["steps"]
+    assert len(steps) > 5
+    for other in transcripts[1:]:
+        assert other == transcripts[0]
