@@ -1,7 +1,8 @@
 """The value ledger: every identifier, code, amount, date, time, count and name a chunk of
 conversation used, verbatim, with where it came from. Pure: no I/O.
 
-- From text (user and assistant turns): typed patterns; a value's label is the words right
+- From text (user and assistant turns): typed patterns, spoken forms first (``spoken``: "the
+  8th", "half past 1 in the afternoon", "a table for two"); a value's label is the words right
   before it ("my user ID is omar_rossi_1241" gives ``user_id``).
 - From tool-call arguments and tool results that parse as JSON: every short scalar, labelled
   by its JSON key path (``flights[0].flight_number``); long strings are read as text.
@@ -20,6 +21,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from projections.context.messages import Message, text_of
+from projections.summaries.spoken import SPOKEN_NAMES, SPOKEN_PATTERNS
 
 __all__ = ["ValueCandidate", "json_scalars", "text_values", "value_candidates"]
 
@@ -28,6 +30,7 @@ _MONTH = (
     r"sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)"
 )
 _PATTERNS: list[tuple[str, re.Pattern[str]]] = [
+    *SPOKEN_PATTERNS,  # the longer spoken forms first ("5:30 in the evening" over "5:30")
     ("date", re.compile(r"(?<!\d)\d{4}[-/.]\d{1,2}[-/.]\d{1,2}(?!\d)")),
     ("date", re.compile(r"(?:\d{4}\s*年\s*)?\d{1,2}\s*月\s*\d{1,2}\s*[日号]")),
     ("date", re.compile(rf"(?i)\b{_MONTH}\.?\s+\d{{1,2}}(?:st|nd|rd|th)?(?:,?\s+\d{{4}})?\b")),
@@ -53,6 +56,7 @@ _PATTERNS: list[tuple[str, re.Pattern[str]]] = [
     ),
     ("id", re.compile(r"(?<![\w@.-])(?=[\w-]*[A-Za-z])(?=[\w-]*\d)\w+(?:-\w+)*(?![\w-])")),
     ("code", re.compile(r"(?<![\w-])[A-Z]{3,6}(?![\w-])")),
+    *SPOKEN_NAMES,
     ("name", re.compile(r"(?<![\w.])[A-Z][a-z]+(?:\s+[A-Z][a-z]+)+(?![A-Za-z])")),
     # A single capitalised word inside a sentence (not after its end): a name, usually.
     ("name", re.compile(r"(?<=[a-z,;] )[A-Z][a-z]{2,}(?![\w'])")),
@@ -66,6 +70,7 @@ _KIND_BONUS = {
     "amount": 2.0,
     "time": 2.0,
     "count": 2.0,
+    "relative": 1.0,
     "code": 1.0,
     "name": 1.0,
     "number": 0.5,

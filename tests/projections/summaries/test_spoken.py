@@ -1,0 +1,90 @@
+"""Values as people say them reach the value ledger whole (the user's own words), and the
+summary of a conversation that used them keeps them next to the canonical values its tool
+calls used."""
+
+from __future__ import annotations
+
+import json
+from datetime import UTC, datetime
+
+import pytest
+
+from projections.context.messages import Message
+from projections.context.tokens import TiktokenCounter
+from projections.summaries.block_v2 import render_summary_block_v2
+from projections.summaries.offline_v2 import summarize_v2
+from projections.summaries.schema_v2 import Coverage
+from projections.summaries.summarizer import SummaryRequest
+from projections.summaries.values import text_values
+
+COUNT = TiktokenCounter().count_text
+
+
+@pytest.mark.parametrize(
+    ("text", "kind", "value"),
+    [
+        ("Can we do half past 1 in the afternoon?", "time", "half past 1 in the afternoon"),
+        ("quarter to seven in the evening works", "time", "quarter to seven in the evening"),
+        ("leave at 8 o'clock at night", "time", "8 o'clock at night"),
+        ("around 5:30 in the evening", "time", "5:30 in the evening"),
+        ("meet at noon", "time", "noon"),
+        ("book it for the 8th please", "date", "the 8th"),
+        ("I fly on the 21st of May 2024.", "date", "on the 21st of May 2024"),
+        ("let's say next Friday", "date", "next Friday"),
+        ("the day after tomorrow is fine", "date", "the day after tomorrow"),
+        ("on Friday the 13th", "date", "on Friday the 13th"),
+        ("I paid three days ago", "relative", "three days ago"),
+        ("a table for two", "count", "table for two"),
+        ("two tickets, please", "count", "two tickets"),
+        ("we need a couple of nights", "count", "a couple of nights"),
+        ("it cost 300 yuan", "amount", "300 yuan"),
+        ("dinner at Ruth's Chris Steak House", "name", "Ruth's Chris Steak House"),
+        ("we stayed at Hotel del Coronado", "name", "Hotel del Coronado"),
+        ('play "The Lion King" again', "name", '"The Lion King"'),
+        ("a trip to the Statue of Liberty", "name", "Statue of Liberty"),
+    ],
+)
+def test_spoken_values_are_found_whole(text: str, kind: str, value: str) -> None:
+    found = [(k, v) for k, v, _ in text_values(text)]
+    assert (kind, value) in found, found
+
+
+def test_pronouns_and_card_digits_are_not_dates() -> None:
+    # what dateparser's search_dates took for dates in the corpora (docs/quality.md)
+    for text in ("Now we may go on.", "use the card ending in 7334", "I am a gold member"):
+        kinds = {k for k, _, _ in text_values(text)}
+        assert not kinds & {"date", "time", "relative"}, (text, kinds)
+    assert ("name", "I'm Sophia") not in [(k, v) for k, v, _ in text_values("I'm Sophia Silva")]
+
+
+def test_the_summary_keeps_the_users_words_next_to_the_calls_values() -> None:
+    call = {"date": "2019-03-08", "time": "13:30", "party_size": 2, "restaurant": "Ruth's Chris"}
+    chunk = [
+        Message(
+            id="u1",
+            role="user",
+            content="A table for two at Ruth's Chris Steak House on the 8th, "
+            "half past 1 in the afternoon.",
+        ),
+        Message(
+            id="a1",
+            role="assistant",
+            tool_calls=[{"id": "c1", "name": "reserve", "arguments": json.dumps(call)}],
+        ),
+        Message(id="t1", role="tool", tool_call_id="c1", content='{"status": "booked"}'),
+        Message(id="a2", role="assistant", content="Booked."),
+    ]
+    request = SummaryRequest(
+        previous=None,
+        chunk=chunk,
+        budget_tokens=400,
+        created_at=datetime(2019, 3, 1, tzinfo=UTC),
+        count_tokens=COUNT,
+        versions=[1, 2, 3, 4],
+        coverage=Coverage(ranges=[(1, 4)], count=4, digest="0" * 64),
+    )
+    block = render_summary_block_v2(summarize_v2(request))
+    for said in ("table for two", "the 8th", "half past 1 in the afternoon", "Steak House"):
+        assert said in block, block
+    for canonical in ("2019-03-08", "13:30"):
+        assert canonical in block, block
