@@ -24,6 +24,7 @@ from typing import Any, Generic, TypeVar, cast
 from eventstore import EventStore, RecordedEvent, Snapshot
 from eventstore.records import ERASURE_STREAM
 from projections.projection import Projection, ReadModel, SnapshotCodec
+from projections.text_caches import forget_texts
 
 __all__ = ["ProjectionRunner", "ReadModelRunner", "read_model_name"]
 
@@ -170,6 +171,7 @@ class ProjectionRunner(Generic[S]):
         known = self._erasures.get(tenant_id)
         if known is not None and known != erasures:
             self.forget(tenant_id)
+            forget_texts()  # erased text must not outlive the erasure in a cache either
         self._erasures[tenant_id] = erasures
 
     def _codec(self, key: str) -> SnapshotCodec[S] | None:

@@ -41,6 +41,7 @@ from projections.integration_events import ADK_EVENT_APPENDED, ADK_STATE_CHANGED
 from projections.memory.events import MEMORY_PROPOSED
 from projections.session.events import SummaryCommitted
 from projections.summaries.schema import CompactionSummary
+from projections.text_caches import forget_texts
 
 __all__ = ["CascadedErasure", "DerivedEvent", "derived_events", "erase_events"]
 
@@ -296,6 +297,7 @@ async def erase_events(
             )
         except LogMovedError:
             continue
+        forget_texts()  # this process's caches of text hold no erased text either
         return _with_derived(receipt, derived)
     raise ErasureError(
         f"the log of tenant {tenant_id} moved during each of {MAX_PLANS} plans of this erasure "

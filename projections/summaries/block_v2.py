@@ -19,9 +19,11 @@ block, open another, start a line of its own or look like markup.
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 from itertools import groupby
 
 from projections.summaries.schema_v2 import CompactionSummaryV2, Value
+from projections.text_caches import remembered
 
 __all__ = [
     "BLOCK_V2_CLOSE",
@@ -40,6 +42,8 @@ BLOCK_V2_PREAMBLE = (
 _ESCAPES = str.maketrans({"<": "\\u003c", ">": "\\u003e", "&": "\\u0026"})
 
 
+@remembered
+@lru_cache(maxsize=16_384)  # a block is rendered many times while it is fitted and judged
 def escaped_line(text: str) -> str:
     """``text`` as one line of an untrusted block: white space collapsed to single spaces and
     ``<``, ``>``, ``&`` escaped, so it can neither close the block nor start a line."""

@@ -9,6 +9,7 @@ from functools import lru_cache
 from projections.secrets import find_secrets
 from projections.summaries.injection import looks_like_instruction
 from projections.summaries.schema_v2 import CompactionSummaryV2
+from projections.text_caches import remembered
 
 __all__ = ["instruction_problems", "secret_problems", "statements", "summary_texts"]
 
@@ -54,12 +55,14 @@ def secret_problems(summary: CompactionSummaryV2) -> list[str]:
 
 # A rolling summary carries most of its parent's items, so each compaction judged them all
 # again: the verdict on a text is remembered (both are pure functions of the text).
+@remembered
 @lru_cache(maxsize=8192)
 def _instruction_in(text: str) -> str | None:
     match = looks_like_instruction(text)
     return match.group(0) if match else None
 
 
+@remembered
 @lru_cache(maxsize=8192)
 def _secrets_in(text: str) -> tuple[tuple[str, int], ...]:
     return tuple((finding.kind, finding.end - finding.start) for finding in find_secrets(text))

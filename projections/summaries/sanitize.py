@@ -23,6 +23,7 @@ from functools import lru_cache
 from projections.context.messages import Message
 from projections.secrets import Finding, find_secrets, redact_json_text, redact_structure
 from projections.secrets.rules import RULES, normalise_spaces
+from projections.text_caches import remembered
 
 __all__ = [
     "SanitizeReport",
@@ -54,6 +55,12 @@ class SanitizeReport:
     truncated: int = 0
     redactions: Counter[str] = field(default_factory=Counter)
     neutralised: int = 0
+
+    def add(self, other: SanitizeReport) -> None:
+        """Count ``other``'s changes in this report too."""
+        self.truncated += other.truncated
+        self.redactions.update(other.redactions)
+        self.neutralised += other.neutralised
 
     def as_dict(self) -> dict[str, object]:
         """The figures for the compaction event."""
@@ -149,34 +156,57 @@ def sanitize_messages(
     report = SanitizeReport()
     cleaned = []
     for message in messages:
-        content = message.content
-        if isinstance(content, str):
-            content = redact_json_text(content, lambda text: text, _counter(report))  # keys first
-            if message.role == "tool":
-                cut = _truncate(content, tool_result_tokens, count_tokens)
-                if cut is not None:
-                    report.truncated += 1
-                    content = cut
-            content = _add(report, _cleaned(content))
-        elif isinstance(content, list):  # typed parts, nested ones too: every text is cleaned
-            content = [redact_data(part, report) for part in content]  # type: ignore[misc]
-        calls = [
-            call.model_copy(
-                update={
-                    "arguments": redact_json_text(
-                        call.arguments, _text_cleaner(report, False), _counter(report)
-                    )
-                }
+        content: object = message.content
+        calls = tuple(call.arguments for call in message.tool_calls)
+        if isinstance(content, list):  # typed parts, nested ones too: every text is cleaned
+            content = [redact_data(part, report) for part in content]
+            arguments = tuple(
+                redact_json_text(text, _text_cleaner(report, False), _counter(report))
+                for text in calls
             )
-            for call in message.tool_calls
+        else:
+            # Rolling compaction hands the summarizer the same cited messages again and again:
+            # a message's cleaning is remembered (a pure function of its text and the limits).
+            content, arguments, delta = _sanitized_text(
+                message.role == "tool", content, calls, tool_result_tokens, count_tokens
+            )
+            report.add(delta)
+        tool_calls = [
+            call.model_copy(update={"arguments": text})
+            for call, text in zip(message.tool_calls, arguments, strict=True)
         ]
-        cleaned.append(message.model_copy(update={"content": content, "tool_calls": calls}))
+        cleaned.append(message.model_copy(update={"content": content, "tool_calls": tool_calls}))
     return cleaned, report
+
+
+@remembered
+@lru_cache(maxsize=4096)
+def _sanitized_text(
+    is_tool: bool,
+    content: str | None,
+    calls: tuple[str, ...],
+    tool_result_tokens: int,
+    count_tokens: Callable[[str], int],
+) -> tuple[str | None, tuple[str, ...], SanitizeReport]:
+    report = SanitizeReport()
+    if content is not None:
+        content = redact_json_text(content, lambda text: text, _counter(report))  # keys first
+        if is_tool:
+            cut = _truncate(content, tool_result_tokens, count_tokens)
+            if cut is not None:
+                report.truncated += 1
+                content = cut
+        content = _add(report, _cleaned(content))
+    arguments = tuple(
+        redact_json_text(text, _text_cleaner(report, False), _counter(report)) for text in calls
+    )
+    return content, arguments, report
 
 
 _Cleaned = tuple[str, tuple[tuple[str, int], ...], int]
 
 
+@remembered
 @lru_cache(maxsize=16_384)
 def _cleaned(text: str, neutralising: bool = True) -> _Cleaned:
     """``text`` redacted (and neutralised), with the counts. Cached: rolling compaction gives

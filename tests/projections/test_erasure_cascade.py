@@ -123,3 +123,22 @@ def test_the_sync_facade_erases_with_the_cascade(tmp_path: Path) -> None:
         )
         receipt = ledger.erase("acme", [str(target.event_id)], reason="r", requested_by="dpo")
         assert [d.event_id for d in receipt.derived] == [committed.event.event_id]
+
+
+async def test_no_cache_of_text_outlives_an_erasure(session: Any) -> None:
+    """Compaction remembers cleaned, rendered and judged texts in process memory: an erasure
+    empties those caches, here and in another ledger of the process that sees it."""
+    from projections.summaries.block_v2 import escaped_line
+    from projections.summaries.sanitize import _cleaned, _sanitized_text
+
+    caches = (_sanitized_text, _cleaned, escaped_line)
+    other = Ledger(session.ledger.store).session("acme", "trip")
+    await other.render(BUDGET, keep_groups=2, over_budget="serve")  # it knows the log now
+    await session.compact(BUDGET, keep_groups=2, summary_budget=1500)
+    assert all(cache.cache_info().currsize for cache in caches)
+    await erase(session, "m2")
+    assert not any(cache.cache_info().currsize for cache in caches)
+    await session.compact(BUDGET, keep_groups=2, summary_budget=1500)  # fills them again
+    await other.render(BUDGET, keep_groups=2, over_budget="serve")  # sees the erasure move
+    # (its render fills escaped_line again, with the new summary's lines)
+    assert not any(cache.cache_info().currsize for cache in (_sanitized_text, _cleaned))
