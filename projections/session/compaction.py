@@ -175,7 +175,8 @@ def plan_compaction(
     room = max(aim - fixed, MIN_SUMMARY_TOKENS)
     # The largest chunk any share could give decides whether there is anything to summarise
     # and whether tool results dominate it.
-    over_aim = _render_tokens(cut, budget, options, cut.summary()) > aim
+    tokens_before = _render_tokens(cut, budget, options, cut.summary())
+    over_aim = tokens_before > aim
     chunk, _ = _chunk_or_roll(cut, options, aim - int(TOOL_HEAVY_SHARE * room), fixed, over_aim)
     if not chunk:
         return Skip("not_needed", "the window keeps every group the summary does not cover")
@@ -226,7 +227,7 @@ def plan_compaction(
         coverage=coverage,
         request=request,
         sanitized=sanitized,
-        tokens_before=_render_tokens(cut, budget, options, active),
+        tokens_before=tokens_before,
         summary_budget=summary_budget,
         why_not=_why_not(fixed, budget, options),
     )

@@ -58,7 +58,7 @@ def plan_masking(
     pinned = cut.pinned_groups()
     first = max(cut.prefix_end, cut.summarised_groups())
     results: list[MaskedResult] = []
-    for group in range(first, cut.groups - max(options.keep_groups, 0)):
+    for group in range(first, cut.groups - options.keep_groups):
         if group in pinned:
             continue
         messages = cut.group_messages(group)
