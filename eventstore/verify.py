@@ -67,6 +67,7 @@ class VerificationReport(BaseModel):
     erased: int
     failures: list[VerificationFailure]
     checkpoints: int = 0
+    snapshots: int = 0  # projection snapshots compared with a rebuild (by the projections)
     trusted_checkpoints: int = 0
     signatures_verified: int = 0
     signatures_checked: bool = False

@@ -29,7 +29,7 @@ from projections.session.events import SessionEvent, SummaryCommitted, SummaryRe
 from projections.session.judge import judge
 from projections.session.masking import MaskingOptions, plan_masking
 from projections.session.render import plan_render
-from projections.session.state import SessionState
+from projections.session.state import Cut, SessionState
 from projections.summaries.offline_v2 import OfflineSummarizer
 from projections.summaries.summarizer import (
     Summarizer,
@@ -51,6 +51,8 @@ class CompactingSession(Protocol):
     def counter(self) -> TokenCounter: ...
 
     async def latest(self) -> SessionState: ...
+
+    async def compaction_cut(self) -> Cut: ...
 
     async def append_events(
         self, events: Sequence[SessionEvent], *, expected_version: int | None = None
@@ -128,14 +130,15 @@ class CompactionAttempt:
 
 
 async def attempt_compaction(
-    state: SessionState,
+    cut: Cut,
     budget: Budget,
     options: CompactionOptions,
     summarizer: Summarizer | SummarizerFunction | None,
     count: Callable[[str], int],
 ) -> CompactionAttempt | Skip:
-    """Plan, summarise and judge; a :class:`Skip` when there is nothing to do now."""
-    plan = plan_compaction(state.cut(), budget, options, count=count, now=datetime.now(UTC))
+    """Plan, summarise and judge; a :class:`Skip` when there is nothing to do now (``cut``:
+    the latest, with the bodies :func:`~projections.session.needs.compaction_needs` names)."""
+    plan = plan_compaction(cut, budget, options, count=count, now=datetime.now(UTC))
     if isinstance(plan, Skip):
         return plan
     chosen = as_summarizer(summarizer) if summarizer is not None else OfflineSummarizer()
@@ -177,10 +180,11 @@ async def compact_session(
     outcome = CompactionOutcome(result="not_needed")
     steps = replans = 0
     while steps < max(max_steps, 1):
-        state = await session.latest()
+        cut = await session.compaction_cut()
+        state = cut.state
         erased = frozenset(state.erased)
         count = session.counter.count_text
-        attempt = await attempt_compaction(state, budget, options, summarizer, count)
+        attempt = await attempt_compaction(cut, budget, options, summarizer, count)
         if isinstance(attempt, Skip):
             if not recorded:
                 outcome = _skipped(attempt, state, budget, options)
@@ -282,16 +286,17 @@ async def _mask_old_results(
     ``not_needed`` when the summary step must follow; None when nothing was masked."""
     # The fit check just passed (over the aim, or the window drops groups): masking comes
     # before the window leaves whole groups out (the ladder's order).
-    state = await session.latest()
-    aim = aim_of(state.cut(), budget, options)
     if not options.mask_results:
         return None
+    cut = await session.compaction_cut()
+    state = cut.state
+    aim = aim_of(cut, budget, options)
     keep = options.keep_groups
-    if room_for_summary(state.cut(), budget) < MIN_BLOCK_TOKENS:
+    if room_for_summary(cut, budget) < MIN_BLOCK_TOKENS:
         keep = 0  # the last step before an error: the newest turn's own results are too big
     masking = MaskingOptions(keep_groups=keep, min_tokens=options.mask_min_tokens)
     counter = session.counter
-    masked = plan_masking(state.cut(), masking, counter.count_text, counter.count_message)
+    masked = plan_masking(cut, masking, counter.count_text, counter.count_message)
     if masked is None:
         return None
     try:

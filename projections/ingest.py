@@ -66,8 +66,13 @@ async def ingest(
 
 
 async def _new_messages(session: Session, messages: Sequence[Message]) -> list[Message]:
-    state = await session.latest()
-    held = {m.id: m for m in state.messages}
+    async def held_bodies() -> dict[str, Message]:
+        state = await session.latest()
+        indexes = {i for m in messages if (i := state.index_of.get(m.id)) is not None}
+        cut = await session.with_bodies(state.cut(), indexes)
+        return {state.ids[i]: cut.message(i) for i in indexes}
+
+    held = await session._checked(held_bodies)
     new: list[Message] = []
     seen: dict[str, Message] = {}
     for message in messages:

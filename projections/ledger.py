@@ -30,6 +30,7 @@ from projections.memory.bridge import Proposal, propose_from_session, propose_su
 from projections.memory.service import LongTermMemory
 from projections.projection import Projection, ReadModel
 from projections.runner import ProjectionRunner, ReadModelRunner, read_model_name
+from projections.session.bodies import DEFAULT_BODY_BYTES, BodyCache
 from projections.session.compaction import CompactionOptions
 from projections.session.events import (
     MessageAppended,
@@ -60,9 +61,12 @@ class Ledger:
         store: the event log.
         counter: the token counter (tiktoken's o200k_base, for gpt-4o, by default).
         snapshot_every: save a session snapshot when it has grown by this many events since
-            the last one, or has doubled, whichever is more (0: never).
+            the last one, or by 1/32 of its length, whichever is more (0: never).
         cached_sessions: sessions whose states stay in memory (least recently used first out;
             rebuilt from their snapshot when used again).
+        body_cache_bytes: the bound of the cache of message bodies the cached sessions share
+            (least recently used first out; a body not in it is read back from the log, checked
+            against the session's index). A session's state itself holds no bodies.
     """
 
     def __init__(
@@ -72,11 +76,16 @@ class Ledger:
         counter: TokenCounter | None = None,
         snapshot_every: int = 1000,
         cached_sessions: int = 256,
+        body_cache_bytes: int = DEFAULT_BODY_BYTES,
     ) -> None:
         self.store = store
         register_ledger_events(store.registry)
+        self.bodies = BodyCache(body_cache_bytes)
         self.sessions = ProjectionRunner(
-            store, SessionView(), cache_size=cached_sessions, snapshot_every=snapshot_every
+            store,
+            SessionView(self.bodies),
+            cache_size=cached_sessions,
+            snapshot_every=snapshot_every,
         )
         self._counter = counter
         self._memory: LongTermMemory | None = None
@@ -318,7 +327,9 @@ class Session(SessionReads):
             mask_results=mask_results,
         )
         with operation("compact", conversation(self.tenant_id, self.session_id)) as span:
-            outcome = await compact_session(self, budget, options, summarizer, max_steps)
+            outcome = await self._checked(
+                lambda: compact_session(self, budget, options, summarizer, max_steps)
+            )
             span.update(result=outcome.result, masked=bool(outcome.masked))
             if outcome.summary_version is not None:
                 span["summary_version"] = outcome.summary_version
@@ -370,8 +381,10 @@ class Session(SessionReads):
         """
         if not isinstance(reason, str) or not reason.strip():
             raise MessageValidationError("rollback needs a reason")
-        state = await self.latest()
-        target, note = rollback_target(state, to_version, reason, self.ledger.counter.count_text)
+        count = self.ledger.counter.count_text
+        cut = await self._checked(self.all_messages)
+        target, note = rollback_target(cut, to_version, reason, count)
+        state = cut.state
         rolled = SummaryRolledBack(to_version=target, reason=note)
         (event,) = await self.append_events([rolled], expected_version=state.version)
         return event

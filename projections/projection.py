@@ -62,8 +62,8 @@ class SnapshotCodec(Protocol[S]):
         """The state as bytes."""
         ...
 
-    def decode(self, data: bytes) -> S:
-        """A state from :meth:`encode`'s bytes."""
+    def decode(self, data: bytes, tenant_id: str, key: str) -> S:
+        """The state of ``key`` from :meth:`encode`'s bytes."""
         ...
 
 

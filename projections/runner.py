@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import asyncio
 import heapq
+import logging
 from collections import OrderedDict
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -31,6 +32,11 @@ __all__ = ["ProjectionRunner", "ReadModelRunner", "read_model_name"]
 S = TypeVar("S")
 Until = Callable[[RecordedEvent], bool]
 _LOG_BATCH = 500
+# A snapshot is saved when the state has grown by snapshot_every events, or by this share of
+# its length, whichever is more: a cold open folds at most 1/32 of the history after the
+# snapshot, and saving (O(length) each time) costs O(32) per event, amortised.
+_TAIL_SHARE = 32
+_log = logging.getLogger("ctxledger.runner")
 
 
 @dataclass
@@ -49,7 +55,7 @@ class ProjectionRunner(Generic[S]):
             :class:`~projections.projection.SnapshotCodec` over a single stream.
         cache_size: states kept in memory (least recently used ones are dropped).
         snapshot_every: save a snapshot when the state has grown by this many events since the
-            last one, or has doubled, whichever is more (0: never).
+            last one, or by 1/32 of its length, whichever is more (0: never).
     """
 
     def __init__(
@@ -71,6 +77,9 @@ class ProjectionRunner(Generic[S]):
         self._cache: OrderedDict[tuple[str, str], _Entry[S]] = OrderedDict()
         self._locks: dict[tuple[str, str], asyncio.Lock] = {}
         self._erasures: dict[str, int] = {}
+        self._distrusted: set[tuple[str, str]] = set()
+        #: Why a state was rebuilt from the log (its snapshot disagreed with the log).
+        self.distrusts: list[str] = []
 
     async def current(self, tenant_id: str, key: str) -> S:
         """The latest state of ``key``: cached or snapshot state caught up with the log."""
@@ -130,6 +139,16 @@ class ProjectionRunner(Generic[S]):
         entry = self._cache.get((tenant_id, key))
         return entry.snapshot_version if entry is not None else None
 
+    async def distrust(self, tenant_id: str, key: str, why: str) -> None:
+        """Drop the state of ``key`` and rebuild it from the log alone, never from its
+        snapshot (which disagreed with the log: ``why``); the rebuild saves a new one."""
+        slot = (tenant_id, key)
+        async with self._lock(slot):
+            self._cache.pop(slot, None)
+            self._distrusted.add(slot)
+            self.distrusts.append(f"{tenant_id}/{key}: {why}")
+            _log.warning("rebuilding %s/%s from the log: %s", tenant_id, key, why)
+
     def forget(self, tenant_id: str) -> None:
         """Drop every cached state of a tenant."""
         for slot in [s for s in self._cache if s[0] == tenant_id]:
@@ -183,10 +202,14 @@ class ProjectionRunner(Generic[S]):
     async def _start(self, tenant_id: str, key: str) -> _Entry[S]:
         (stream,) = self.projection.streams(key)[:1] or ("",)
         codec = self._codec(key)
+        distrusted = (tenant_id, key) in self._distrusted
         snapshot = await self._usable_snapshot(tenant_id, stream) if codec else None
-        if codec is None or snapshot is None:
-            return _Entry(self.projection.initial(tenant_id, key))
-        return _Entry(codec.decode(snapshot.state), {stream: snapshot.version}, snapshot.version)
+        if codec is None or snapshot is None or distrusted:
+            state = self.projection.initial(tenant_id, key)
+            adopt = getattr(self.projection, "adopt", None)  # optional (SessionView's bodies)
+            return _Entry(adopt(state, tenant_id, key) if adopt is not None else state)
+        state = codec.decode(snapshot.state, tenant_id, key)
+        return _Entry(state, {stream: snapshot.version}, snapshot.version)
 
     async def _usable_snapshot(self, tenant_id: str, stream: str) -> Snapshot | None:
         name = self.projection.name
@@ -237,8 +260,10 @@ class ProjectionRunner(Generic[S]):
         (stream,) = self.projection.streams(key)
         version = entry.versions.get(stream, 0)
         last = entry.snapshot_version
-        if version - last < max(self.snapshot_every, last):
+        replace = (tenant_id, key) in self._distrusted  # the stored one disagreed with the log
+        if version - last < max(self.snapshot_every, last // _TAIL_SHARE) and not replace:
             return
+        self._distrusted.discard((tenant_id, key))
         position = getattr(entry.state, "position", 0)
         await self.store.save_snapshot(
             Snapshot(

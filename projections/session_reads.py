@@ -5,24 +5,36 @@
 
 from __future__ import annotations
 
+from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import dataclass
 from datetime import datetime
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TypeVar
 
 from eventstore import RecordedEvent
 from projections.context.budget import Budget
 from projections.context.formats import Format
 from projections.context.messages import Message, text_of
-from projections.recall.search import RecallOptions, find
+from projections.recall.rank import Hit
+from projections.recall.search import CANDIDATES, EXPAND, RecallOptions, find
+from projections.session.bodies import IndexMismatchError, fetch_bodies
+from projections.session.checks import check_groups, check_served
+from projections.session.needs import (
+    compaction_needs,
+    group_indexes,
+    recall_needs,
+    served_groups,
+)
 from projections.session.recall_block import Recall, RecallHit
-from projections.session.render import OverBudget, RenderedContext, render
+from projections.session.render import OverBudget, RenderedContext, fit_plan, render
 from projections.session.state import Cut, SessionState
 from projections.telemetry import conversation, operation
 
 if TYPE_CHECKING:
     from projections.ledger import Ledger
 
-__all__ = ["SearchResult", "SessionReads"]
+__all__ = ["SearchResult", "SessionReads", "latest_user_index", "latest_user_text"]
+
+T = TypeVar("T")
 
 
 @dataclass(frozen=True)
@@ -49,8 +61,12 @@ class SessionReads:
         return await self.ledger.sessions.current(self.tenant_id, self.session_id)
 
     async def messages(self) -> list[Message]:
-        """The session's messages, in order (from :meth:`latest`)."""
-        return list((await self.latest()).messages)
+        """The session's messages, in order (their bodies read from the log, checked)."""
+
+        async def attempt() -> list[Message]:
+            return (await self.all_messages()).messages()
+
+        return await self._checked(attempt)
 
     async def state(
         self,
@@ -109,24 +125,33 @@ class SessionReads:
         flagged ``manifest.over_budget``, to inspect it).
         """
         with operation("render", conversation(self.tenant_id, self.session_id)) as span:
-            cut = await self._cut(at_version, at_position, at_time)
-            if not recall:
-                rendered = render(
-                    cut, budget, keep_groups=keep_groups, fmt=fmt, over_budget=over_budget
-                )
-            else:
+
+            async def attempt() -> RenderedContext:
+                cut = await self._cut(at_version, at_position, at_time)
+                plan, _ = fit_plan(cut, budget, keep_groups=keep_groups)
+                groups = served_groups(cut, (group for group, _ in plan.chosen))
+                needs = group_indexes(cut, groups)
+                if not recall:
+                    cut = await self.with_bodies(cut, needs)
+                    check_groups(cut, groups)
+                    return render(
+                        cut, budget, keep_groups=keep_groups, fmt=fmt, over_budget=over_budget
+                    )
                 options = recall if isinstance(recall, RecallOptions) else RecallOptions()
-                plan = await self._recall(cut, options)
-                count = self.ledger.counter.count_text
-                rendered = render(
+                found = await self._recall(cut, options)
+                cut = await self.with_bodies(cut, needs | recall_needs(cut, found))
+                check_groups(cut, groups)
+                return render(
                     cut,
                     budget,
                     keep_groups=keep_groups,
                     fmt=fmt,
-                    recall=plan,
-                    count=count,
+                    recall=found,
+                    count=self.ledger.counter.count_text,
                     over_budget=over_budget,
                 )
+
+            rendered = await self._checked(attempt)
             span.update(
                 tokens=rendered.manifest.tokens["total"], over_budget=rendered.manifest.over_budget
             )
@@ -135,55 +160,128 @@ class SessionReads:
             rendered = rendered.model_copy(update={"manifest": manifest})
         return rendered
 
+    async def _checked(self, read: Callable[[], Awaitable[T]]) -> T:
+        """``read()``, once more on a state rebuilt from the log if the index it read from (a
+        snapshot) disagreed with the log: nothing a forged snapshot says is served."""
+        try:
+            return await read()
+        except IndexMismatchError as error:
+            await self.ledger.sessions.distrust(self.tenant_id, self.session_id, str(error))
+            return await read()
+
+    async def with_bodies(self, cut: Cut, indexes: Iterable[int]) -> Cut:
+        """The cut with the bodies of these messages at hand: from the ledger's body cache,
+        else read from the log and checked against the index (:mod:`projections.session.bodies`);
+        the served summary and these messages' masks checked against their events first when
+        they came from a snapshot (:mod:`projections.session.checks`)."""
+        state = cut.state
+        indexes = list(indexes)
+        store = self.ledger.store
+        await check_served(store, self.tenant_id, self.stream_id, cut, indexes)
+        held: dict[int, Message] = {}
+        missing = []
+        for index in indexes:
+            body = cut.loaded.get(index) or state.bodies.get(index)
+            if body is None:
+                missing.append(index)
+            else:
+                held[index] = body
+        if missing:
+            found = await fetch_bodies(store, self.tenant_id, self.stream_id, state, missing)
+            for index, message in found.items():
+                state.bodies.put(index, state.message_versions[index], message)
+            held.update(found)
+        return cut.with_bodies(held)
+
     async def _recall(self, cut: Cut, options: RecallOptions) -> Recall:
-        query = options.query if options.query is not None else latest_user_text(cut)
-        hits = await find(
+        query = options.query
+        if query is None:
+            latest = latest_user_index(cut)
+            cut = await self.with_bodies(cut, [] if latest is None else [latest])
+            query = latest_user_text(cut)
+        hits = await self._find(query, cut, limit=options.candidates, expand=options.expand)
+        found = [RecallHit(hit.message.message_id, hit.score) for hit in hits]
+        return Recall(query, found, options.share, options.neighbours)
+
+    async def _find(
+        self, query: str, cut: Cut, *, limit: int = CANDIDATES, expand: bool = EXPAND
+    ) -> list[Hit]:
+        """The recall index's hits for ``query`` in this session, as of the cut."""
+        return await find(
             self.ledger,
             self.tenant_id,
             query,
             scopes=[self.stream_id],
             max_position=cut.position,
-            limit=options.candidates,
-            expand=options.expand,
+            limit=limit,
+            expand=expand,
         )
-        found = [RecallHit(hit.message.message_id, hit.score) for hit in hits]
-        return Recall(query, found, options.share, options.neighbours)
 
     async def search(
         self, query: str, k: int = 10, *, at_version: int | None = None
     ) -> list[SearchResult]:
         """The ``k`` messages of the session that best match ``query`` (BM25), as of
         ``at_version`` (None: now)."""
-        cut = await self._cut(at_version, None, None)
-        hits = await find(
-            self.ledger, self.tenant_id, query, scopes=[self.stream_id], max_position=cut.position
-        )
-        state = cut.state
-        results = []
-        for hit in hits:
-            index = state.index_of.get(hit.message.message_id)
-            if index is not None and index < cut.count:
-                results.append(
-                    SearchResult(state.messages[index], hit.message.version, hit.score, hit.matched)
-                )
-        return results[:k]
+
+        async def attempt() -> list[SearchResult]:
+            cut = await self._cut(at_version, None, None)
+            hits = await self._find(query, cut)
+            index_of = cut.state.index_of
+            found = [
+                (index, hit)
+                for hit in hits
+                if (index := index_of.get(hit.message.message_id, cut.count)) < cut.count
+            ][:k]
+            # What a result shows (the message, its version) is the log's, read and checked;
+            # the search index contributes the ranking only.
+            cut = await self.with_bodies(cut, [index for index, _ in found])
+            versions = cut.state.message_versions
+            return [
+                SearchResult(cut.message(index), versions[index], hit.score, hit.matched)
+                for index, hit in found
+            ]
+
+        return await self._checked(attempt)
 
     async def read_message(self, reference: str) -> Message | None:
         """A message of the session by its id or its event's id, whole (even when renders serve
         it masked): what an agent's tool pages in."""
-        state = await self.latest()
-        index = state.index_of.get(reference)
-        if index is None and reference in state.message_event_ids:
-            index = state.message_event_ids.index(reference)
-        if index is None or index in state.erased:
-            return None
-        return state.messages[index]
+
+        async def attempt() -> Message | None:
+            state = await self.latest()
+            index = state.index_of.get(reference)
+            if index is None and reference in state.message_event_ids:
+                index = state.message_event_ids.index(reference)
+            if index is None or index in state.erased:
+                return None
+            return (await self.with_bodies(state.cut(), [index])).message(index)
+
+        return await self._checked(attempt)
+
+    async def compaction_cut(self) -> Cut:
+        """The latest cut with what compaction and masking read at hand: the messages no
+        summary covers yet, the prefix, the pins, and what the served summary cites."""
+        cut = (await self.latest()).cut()
+        return await self.with_bodies(cut, compaction_needs(cut))
+
+    async def all_messages(self, cut: Cut | None = None) -> Cut:
+        """The cut (default: the latest) with every message's body at hand: O(history), for
+        reports, exports and integrations that hand the whole conversation over."""
+        cut = cut if cut is not None else (await self.latest()).cut()
+        return await self.with_bodies(cut, range(cut.count))
+
+
+def latest_user_index(cut: Cut) -> int | None:
+    """The index of the latest user message as of the cut (None when there is none)."""
+    roles, erased = cut.state.roles, cut.state.erased
+    for index in range(cut.count - 1, -1, -1):
+        if roles[index] == "user" and index not in erased:
+            return index
+    return None
 
 
 def latest_user_text(cut: Cut) -> str:
-    """The text of the latest user message as of the cut ("" when there is none)."""
-    messages = cut.state.messages
-    for index in range(cut.count - 1, -1, -1):
-        if messages[index].role == "user" and index not in cut.state.erased:
-            return text_of(messages[index])
-    return ""
+    """The text of the latest user message as of the cut ("" when there is none); its body
+    must be at hand (:meth:`SessionReads.with_bodies`)."""
+    index = latest_user_index(cut)
+    return "" if index is None else text_of(cut.message(index))

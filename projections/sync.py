@@ -65,6 +65,11 @@ class SyncSession:
     messages = blocking(Session.messages)
     state = blocking(Session.state)
     render = blocking(Session.render)
+    search = blocking(Session.search)
+    read_message = blocking(Session.read_message)
+    with_bodies = blocking(Session.with_bodies)
+    all_messages = blocking(Session.all_messages)
+    compaction_cut = blocking(Session.compaction_cut)
 
 
 class SyncLedger:

@@ -9,10 +9,11 @@ a tenant's erasure stream move (``projections.runner``) or erases itself.
 
 from __future__ import annotations
 
+import weakref
 from collections.abc import Callable
 from typing import Protocol, TypeVar
 
-__all__ = ["forget_texts", "remembered"]
+__all__ = ["forget_texts", "remembered", "remembered_object"]
 
 
 class _Cache(Protocol):
@@ -21,6 +22,9 @@ class _Cache(Protocol):
 
 C = TypeVar("C", bound=_Cache)
 _CACHES: list[Callable[[], None]] = []
+# Caches that belong to an object with a lifetime (a ledger's body cache): held weakly, so
+# registering one never keeps it alive.
+_OBJECTS: weakref.WeakSet[_Cache] = weakref.WeakSet()
 
 
 def remembered(cache: C) -> C:
@@ -29,7 +33,15 @@ def remembered(cache: C) -> C:
     return cache
 
 
+def remembered_object(cache: C) -> C:
+    """Register a cache object (held weakly), to be emptied by :func:`forget_texts`."""
+    _OBJECTS.add(cache)
+    return cache
+
+
 def forget_texts() -> None:
     """Empty every registered cache (after an erasure)."""
     for clear in _CACHES:
         clear()
+    for cache in list(_OBJECTS):
+        cache.cache_clear()

@@ -20,6 +20,7 @@ from projections.cli.common import (
 from projections.cli.keys import public_key_option, read_checkpoint, verifiers
 from projections.cli.progress import task_progress
 from projections.render import failure_table
+from projections.snapshot_audit import with_snapshot_audit
 
 __all__: list[str] = []
 
@@ -69,19 +70,21 @@ def verify_command(
             reports = []
             for name in names:
                 with task_progress(f"verifying {name}", enabled=not as_json) as update:
-                    reports.append(
-                        await store.verify(
-                            name,
-                            stream=stream,
-                            progress=update,
-                            verifiers=keyring,
-                            trusted_checkpoints=trusted,
-                        )
+                    report = await store.verify(
+                        name,
+                        stream=stream,
+                        progress=update,
+                        verifiers=keyring,
+                        trusted_checkpoints=trusted,
                     )
+                    reports.append(await with_snapshot_audit(store, report))
             if rebuild_tree and all(report.ok or _only_tree(report) for report in reports):
                 for name in names:
                     await store.rebuild_tree(name)
-                reports = [await store.verify(n, verifiers=keyring) for n in names]
+                reports = [
+                    await with_snapshot_audit(store, await store.verify(n, verifiers=keyring))
+                    for n in names
+                ]
             return reports
 
     reports = run(action)
@@ -132,6 +135,8 @@ def show_verification(report: VerificationReport) -> None:
     scope = f"tenant {report.tenant}" + (f", stream {report.stream}" if report.stream else "")
     verdict = "[green]ok[/]" if report.ok else "[bold red]FAILED[/]"
     stdout.print(f"{scope}: {verdict} — {report.checked} events checked, {report.erased} erased")
+    if report.snapshots:
+        stdout.print(f"  {report.snapshots} session snapshots compared with a rebuild from the log")
     if report.stream is None:
         stdout.print(f"  {_anchoring(report)}")
     if report.failures:

@@ -64,7 +64,7 @@ class Grouper:
     starts: list[int] = field(default_factory=list)
     issues: list[ProtocolIssue] = field(default_factory=list)
     count: int = 0
-    _open_call: Message | None = None
+    _open_call: str | None = None  # the id of the assistant message with open calls
     _waiting: list[str] = field(default_factory=list)
     _seen_calls: MutableSet[str] = field(default_factory=set)
 
@@ -103,7 +103,7 @@ class Grouper:
                         )
                     )
                 self._seen_calls.add(call.id)
-            self._open_call = message
+            self._open_call = message.id
             self._waiting = [call.id for call in message.tool_calls]
 
     def _close(self) -> None:
@@ -112,9 +112,9 @@ class Grouper:
                 self.issues.append(
                     ProtocolIssue(
                         "missing_result",
-                        self._open_call.id,
+                        self._open_call,
                         call_id,
-                        f"call {call_id} of message {self._open_call.id} got no result before the "
+                        f"call {call_id} of message {self._open_call} got no result before the "
                         f"conversation moved on",
                     )
                 )
@@ -142,25 +142,25 @@ class Grouper:
             probe.add(message)
         return probe.issues
 
-    def to_dict(self, index_of: Mapping[str, int]) -> dict[str, Any]:
-        """The grouper as JSON-ready data; the open call is named by its message index."""
+    def to_dict(self) -> dict[str, Any]:
+        """The grouper as JSON-ready data."""
         return {
             "starts": self.starts,
             "issues": [issue.as_dict() for issue in self.issues],
             "count": self.count,
-            "open_call": index_of[self._open_call.id] if self._open_call is not None else None,
+            "open_call": self._open_call,
             "waiting": self._waiting,
             "seen_calls": sorted(self._seen_calls),
         }
 
     @classmethod
-    def from_dict(cls, raw: Mapping[str, Any], messages: Sequence[Message]) -> Grouper:
-        """A grouper saved by :meth:`to_dict`, over the same messages."""
+    def from_dict(cls, raw: Mapping[str, Any]) -> Grouper:
+        """A grouper saved by :meth:`to_dict`."""
         return cls(
             starts=list(raw["starts"]),
             issues=[ProtocolIssue(**issue) for issue in raw["issues"]],
             count=raw["count"],
-            _open_call=messages[raw["open_call"]] if raw["open_call"] is not None else None,
+            _open_call=raw["open_call"],
             _waiting=list(raw["waiting"]),
             _seen_calls=set(raw["seen_calls"]),
         )

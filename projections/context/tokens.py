@@ -151,13 +151,25 @@ class TiktokenCounter:
 
     def __init__(self, model: str = "gpt-4o", *, encoding: str | None = None) -> None:
         self.model = model
-        self._encoding = load_encoding(encoding or encoding_for_model(model))
+        self._name = encoding or encoding_for_model(model)
+        if self._name not in tiktoken.list_encoding_names():
+            known = ", ".join(sorted(tiktoken.list_encoding_names()))
+            raise ValueError(f"unknown tiktoken encoding {self._name!r}; known: {known}")
+        self._loaded: tiktoken.Encoding | None = None
         #: whether the counts are the model's own (an OpenAI model) or an estimate
         self.exact = model_info(model).exact
 
     @property
+    def _encoding(self) -> tiktoken.Encoding:
+        # The BPE ranks (tens of MB, most of a short command's time) load on the first count,
+        # not when a counter is made: a render of counted messages never needs them.
+        if self._loaded is None:
+            self._loaded = load_encoding(self._name)
+        return self._loaded
+
+    @property
     def encoding_name(self) -> str:
-        return self._encoding.name
+        return self._name
 
     def count_text(self, text: str) -> int:
         # Special-token text in user content is counted as ordinary text, never refused.

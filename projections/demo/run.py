@@ -44,12 +44,13 @@ async def run_demo(database: Path | None, *, console: Any = None) -> dict[str, A
         turns = trip_turns()
         for index, turn in enumerate(turns[:10], start=1):
             await trip.play(index, turn)
-        state = await trip.session.latest()
+        everything = await trip.session.all_messages()
+        state = everything.state
         narrator.step(
             "constraints pinned",
             "The user fixed five constraints; each message is pinned, so it stays in the "
             "context verbatim whatever the budget: "
-            + "; ".join(m.content for m in state.messages if m.id in state.pinned)  # type: ignore[misc]
+            + "; ".join(text_of(m) for m in everything.messages() if m.id in state.pinned)
             + f". G123 was excluded (message {trip.replies['exclude_g123']}).",
             pinned=sorted(state.pinned),
         )
@@ -116,11 +117,12 @@ async def _why_g123(trip: Trip, index: int) -> None:
     # Recall searches the log for the question (the latest user message) and pages the best
     # old groups back in, whole, with their ids.
     rendered = await trip.session.render(DEMO_BUDGET, keep_groups=KEEP_GROUPS, recall=True)
-    state = await trip.session.latest()
+    everything = await trip.session.all_messages()
+    state = everything.state
     evidence: list[dict[str, Any]] = []
     recalled = {entry["message_id"]: entry for entry in rendered.manifest.recalled}
     for message_id, entry in sorted(recalled.items(), key=lambda item: -item[1]["score"]):
-        message = state.messages[state.index_of[message_id]]
+        message = everything.message(state.index_of[message_id])
         if message.role == "assistant" and "G123" in text_of(message):
             evidence.append(
                 {
@@ -148,7 +150,7 @@ async def _why_g123(trip: Trip, index: int) -> None:
                 {"where": "window", "text": text_of(message), "source_ids": [message.id]}
             )
     assert evidence, "the compacted context must still explain G123"
-    sources = {m.id: m for m in state.messages}
+    sources = {m.id: m for m in everything.messages()}
     table = Table("found in", "evidence", "sources", "source text (from the log)")
     for item in evidence:
         table.add_row(
@@ -288,7 +290,7 @@ def decision_sources(decision: Decision | DecisionV2, state: SessionState) -> li
     """The message ids a decision of either schema cites."""
     if isinstance(decision, Decision):
         return list(decision.source_ids)
-    ids = {state.message_versions[i]: m.id for i, m in enumerate(state.messages)}
+    ids = dict(zip(state.message_versions, state.ids, strict=True))
     return [ids[v] for v in decision.src if v in ids]
 
 

@@ -16,9 +16,8 @@ from collections.abc import Sequence
 from google.adk.events.event import Event
 
 from eventstore import EventStore
-from projections.context.messages import Message
 from projections.integrations.adk_messages import adk_messages, mirror_session_id
-from projections.ledger import Ledger
+from projections.ledger import Ledger, Session
 
 __all__ = ["AdkMirror"]
 
@@ -44,7 +43,7 @@ class AdkMirror:
             self.tenant_id, mirror_session_id(app_name, user_id, session_id)
         )
         state = await session.latest()
-        start = _after_last_mirrored(state.messages, events)
+        start = _after_last_mirrored(await _last_mirrored(session), events)
         new = [
             message
             for event in events[start:]
@@ -62,14 +61,30 @@ class AdkMirror:
         return [str(event.event_id) for event in events if event.data is not None]
 
 
-def _after_last_mirrored(messages: Sequence[Message], events: Sequence[Event]) -> int:
-    """The index in ``events`` after the ADK event of the mirror's last message (0: none)."""
-    for message in reversed(messages):
-        last = message.metadata.get("adk_event")
-        if last is None:
-            continue
-        for index in range(len(events) - 1, -1, -1):
-            if events[index].id == last:
-                return index + 1
+async def _last_mirrored(session: Session, page: int = 16) -> str | None:
+    """The ADK event id of the mirror's last message that names one, its bodies read from
+    the log a page at a time from the newest (most often the first page holds it)."""
+
+    async def newest_first() -> str | None:
+        cut = (await session.latest()).cut()
+        end = cut.count
+        while end > 0:
+            first = max(0, end - page)
+            cut = await session.with_bodies(cut, range(first, end))
+            for message in reversed(cut.messages(first, end)):
+                if (last := message.metadata.get("adk_event")) is not None:
+                    return str(last)
+            end = first
+        return None
+
+    return await session._checked(newest_first)
+
+
+def _after_last_mirrored(last: str | None, events: Sequence[Event]) -> int:
+    """The index in ``events`` after the ADK event ``last`` (0: none, or not among them)."""
+    if last is None:
         return 0
+    for index in range(len(events) - 1, -1, -1):
+        if events[index].id == last:
+            return index + 1
     return 0

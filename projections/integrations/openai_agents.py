@@ -288,7 +288,7 @@ class LedgerSession:
         session = self._session(generation)
         events = await self.ledger.store.read_stream(self.tenant_id, session.stream_id)
         state = SessionView.fold([e for e in events if e.position <= position])
-        items: list[Any] = from_messages("responses", state.messages)
+        items: list[Any] = from_messages("responses", state.cut().messages())
         return items
 
 

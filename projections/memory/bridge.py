@@ -148,9 +148,7 @@ def _facts(
     """Each fact with the message ids it cites and its confidence (v2 facts cite versions)."""
     if isinstance(summary, CompactionSummary):
         return [(fact, list(fact.source_ids), fact.confidence) for fact in summary.facts]
-    ids = {
-        state.message_versions[index]: message.id for index, message in enumerate(state.messages)
-    }
+    ids = dict(zip(state.message_versions, state.ids, strict=True))
     return [
         (fact, [ids[v] for v in fact.src if v in ids], 0.9 if fact.status == "confirmed" else 0.6)
         for fact in summary.facts

@@ -16,7 +16,7 @@ from projections.recall.terms import query_terms
 if TYPE_CHECKING:
     from projections.ledger import Ledger
 
-__all__ = ["CANDIDATES", "RecallOptions", "find"]
+__all__ = ["CANDIDATES", "EXPAND", "RecallOptions", "find"]
 
 #: Rows the store's own ranking passes on to BM25 here (ranking is exact within them).
 CANDIDATES = 500

@@ -154,14 +154,14 @@ async def evidence_present(
 ) -> tuple[int, int]:
     """(replies found again, questions): earlier user questions whose reply (the next assistant
     text) has left the window, asked again with recall; at most the latest ``limit``."""
-    state = await session.latest()
+    messages = await session.messages()
     plain = set((await session.render(budget, keep_groups=keep_groups)).manifest.message_ids)
     pairs = []
-    for index, message in enumerate(state.messages):
+    for index, message in enumerate(messages):
         if message.role != "user" or not _QUESTION.search(text_of(message)):
             continue
         reply = next(
-            (m for m in state.messages[index + 1 :] if m.role == "assistant" and text_of(m)),
+            (m for m in messages[index + 1 :] if m.role == "assistant" and text_of(m)),
             None,
         )
         if reply is not None and reply.id not in plain:

@@ -131,8 +131,9 @@ class _Contexts:
         return [cut.count, served, plan.tokens, _runs(plan.chosen)]
 
 
-def _messages(state: SessionState) -> list[list[Any]]:
-    return [[m.id, m.role, state.tokens[m.id], message_text(m)] for m in state.messages]
+def _messages(everything: Cut) -> list[list[Any]]:
+    tokens = everything.state.tokens
+    return [[m.id, m.role, tokens[m.id], message_text(m)] for m in everything.messages()]
 
 
 def _masks(state: SessionState) -> dict[str, list[Any]]:
@@ -162,7 +163,8 @@ async def session_report_data(
     progress: Progress | None = None,
 ) -> dict[str, Any]:
     """Everything a session's report shows, as JSON-ready data (see the module docstring)."""
-    state = await ledger.session(tenant_id, session_id).latest()
+    everything = await ledger.session(tenant_id, session_id).all_messages()
+    state = everything.state
     payloads = [parse_event(e) for e in events]
     budget = budget or budget_of(payloads)
     contexts = _Contexts(state, budget)
@@ -193,7 +195,7 @@ async def session_report_data(
         "tenant": tenant_id,
         "session": session_id,
         "budget": {**budget.model_dump(), "usable": budget.usable, "trigger": budget.trigger},
-        "messages": _messages(state),
+        "messages": _messages(everything),
         "groups": list(state.grouper.starts),
         "masks": _masks(state),
         "summary_blocks": {str(k): v for k, v in contexts.summaries.items()},

@@ -138,7 +138,7 @@ async def session_stats(
     rendered = await session.render(budget, over_budget="serve")
     present, total = _retention(rendered, fold, state.pinned)
     found, asked = await evidence_present(session, budget)
-    history_bytes = sum(len(text_of(m).encode()) for m in state.messages)
+    history_bytes = sum(len(text_of(m).encode()) for m in (await session.messages()))
     sent_bytes = sum(len(text_of(m).encode()) for m in rendered.messages)
     p50, p95 = _percentiles(fold.latencies)
     return SessionStats(

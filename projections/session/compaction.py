@@ -292,7 +292,7 @@ def _parent(active: CommittedSummary | None, cut: Cut) -> CompactionSummaryV2 | 
         return None
     if isinstance(active.summary, CompactionSummaryV2):
         return active.summary
-    return upcast_summary(active.summary, cut.state)
+    return upcast_summary(active.summary, cut)
 
 
 def _covered_indexes(cut: Cut, parent: CompactionSummaryV2 | None) -> set[int]:
@@ -316,9 +316,9 @@ def _sources(
     state = cut.state
     cited = sorted(parent.cited()) if parent else []
     by_version = {
-        v: state.messages[i]
+        v: cut.message(i)
         for v in cited
-        if (i := bisect_left(state.message_versions, v)) < len(state.messages)
+        if (i := bisect_left(state.message_versions, v)) < cut.count
         and state.message_versions[i] == v
     }
     for message in chunk:

@@ -7,7 +7,7 @@ from collections.abc import Iterable
 
 from blake3 import blake3
 
-from projections.session.state import SessionState
+from projections.session.state import Cut, SessionState
 from projections.summaries.schema import CompactionSummary
 from projections.summaries.schema_v2 import (
     CompactionSummaryV2,
@@ -36,9 +36,10 @@ def coverage_of(state: SessionState, indexes: Iterable[int]) -> Coverage:
     return Coverage(ranges=ranges, count=len(ordered), digest=digest.hexdigest())
 
 
-def upcast_summary(summary: CompactionSummary, state: SessionState) -> CompactionSummaryV2:
+def upcast_summary(summary: CompactionSummary, cut: Cut) -> CompactionSummaryV2:
     """A v1 summary in v2 form (ids become session versions), so a v2 compaction can roll
     forward from a v1 parent. Items citing a message the session no longer has are left out."""
+    state = cut.state
     version_of = {
         message_id: state.message_versions[index] for message_id, index in state.index_of.items()
     }
@@ -47,7 +48,7 @@ def upcast_summary(summary: CompactionSummary, state: SessionState) -> Compactio
         return sorted({version_of[i] for i in ids if i in version_of})
 
     covered = [state.index_of[i] for i in summary.source_message_ids if i in state.index_of]
-    calls = _call_versions(state)
+    calls = _call_versions(cut, covered)
     facts = [
         FactV2(key=f.key, value=f.value, status=f.status, src=src)
         for f in summary.facts
@@ -78,10 +79,11 @@ def upcast_summary(summary: CompactionSummary, state: SessionState) -> Compactio
     )
 
 
-def _call_versions(state: SessionState) -> dict[str, int]:
-    """The version of each tool result, by the call id it answers."""
+def _call_versions(cut: Cut, covered: Iterable[int]) -> dict[str, int]:
+    """The version of each tool result the summary covered, by the call id it answers."""
+    state = cut.state
     return {
         message.tool_call_id: state.message_versions[index]
-        for index, message in enumerate(state.messages)
-        if message.role == "tool" and message.tool_call_id
+        for index in covered
+        if state.roles[index] == "tool" and (message := cut.message(index)).tool_call_id
     }

@@ -19,7 +19,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from eventstore import RecordedEvent
-from projections.context.messages import Message
+from projections.session.bodies import ERASED, BodyCache, CachedBodies, erased_message
 from projections.session.codec import decode_state, encode_state
 from projections.session.events import (
     SESSION_EVENTS,
@@ -37,9 +37,15 @@ from projections.session.state import Mask, SessionState, Unreadable
 from projections.summaries.chain import CommittedSummary
 from projections.summaries.schema_v2 import CompactionSummaryV2
 
-__all__ = ["ERASED", "ERASED_MESSAGE_TOKENS", "SessionView", "describe_problem", "parse_event"]
+__all__ = [
+    "ERASED",
+    "ERASED_MESSAGE_TOKENS",
+    "SessionView",
+    "committed_summary",
+    "describe_problem",
+    "parse_event",
+]
 
-ERASED = "[erased]"
 #: Tokens of the message served in an erased message's place (``user``, ``[erased]``): 8 in
 #: every encoding ctxledger counts with (a test checks each).
 ERASED_MESSAGE_TOKENS = 8
@@ -78,6 +84,11 @@ def _model_call(state: SessionState, event: RecordedEvent, _: ModelCallRecorded)
 
 
 def _committed(state: SessionState, event: RecordedEvent, data: SummaryCommitted) -> None:
+    state.chain.commit(event.version, committed_summary(state, data))
+
+
+def committed_summary(state: SessionState, data: SummaryCommitted) -> CommittedSummary:
+    """The chain's entry for a committed summary, derived from its event and the state."""
     if isinstance(data.summary, CompactionSummaryV2):
         covered_end, tainted = _v2_coverage(state, data.summary, data.erased_versions)
     else:
@@ -85,7 +96,7 @@ def _committed(state: SessionState, event: RecordedEvent, data: SummaryCommitted
         covered_end = 1 + max((state.index_of[i] for i in cited if i in state.index_of), default=-1)
         # Erased messages lose their ids in the fold, so a summary citing one is tainted.
         tainted = any(i not in state.index_of for i in cited)
-    committed = CommittedSummary(
+    return CommittedSummary(
         data.summary_version,
         data.parent_version,
         data.summary,
@@ -94,7 +105,6 @@ def _committed(state: SessionState, event: RecordedEvent, data: SummaryCommitted
         tainted,
         data.block_digest,
     )
-    state.chain.commit(event.version, committed)
 
 
 def _v2_coverage(
@@ -155,7 +165,12 @@ class SessionView:
     #: 2: typed events, the summary chain in its own structure, unreadable events recorded.
     #: 3: event ids of messages, masked tool results.
     #: 4: erased summaries in the chain; a tainted head serves its nearest servable ancestor.
-    version = 4
+    #: 5: an index over the log: no message bodies in the state or its snapshots.
+    version = 5
+
+    def __init__(self, bodies: BodyCache | None = None) -> None:
+        #: Where the runner's states keep bodies (None: each state holds its own).
+        self.bodies = bodies
 
     @staticmethod
     def streams(session_id: str) -> list[str]:
@@ -164,8 +179,15 @@ class SessionView:
 
     @staticmethod
     def initial(tenant_id: str = "", session_id: str = "") -> SessionState:
-        """The state of a session with no events."""
+        """The state of a session with no events (it holds the bodies it folds)."""
         return SessionState()
+
+    def adopt(self, state: SessionState, tenant_id: str, session_id: str) -> SessionState:
+        """A state the runner keeps: its bodies go to the shared body cache from now on."""
+        if self.bodies is not None:
+            stream = self.streams(session_id)[0]
+            state.bodies = CachedBodies(self.bodies, tenant_id, stream, state.message_versions)
+        return state
 
     @staticmethod
     def apply(
@@ -195,7 +217,7 @@ class SessionView:
         cls, events: Iterable[RecordedEvent], state: SessionState | None = None
     ) -> SessionState:
         """The state after ``events`` (in stream order), from ``state`` or the initial state."""
-        state = state if state is not None else cls.initial()
+        state = state if state is not None else SessionState()
         for event in events:
             state = cls.apply(state, event)
         return state
@@ -205,10 +227,9 @@ class SessionView:
         """Snapshot bytes of a state."""
         return encode_state(state)
 
-    @staticmethod
-    def decode(data: bytes) -> SessionState:
-        """A state from snapshot bytes."""
-        return decode_state(data)
+    def decode(self, data: bytes, tenant_id: str, session_id: str) -> SessionState:
+        """A state from snapshot bytes (its bodies to be read from the log)."""
+        return self.adopt(decode_state(data), tenant_id, session_id)
 
 
 def _parse(state: SessionState, event: RecordedEvent) -> SessionEvent | None:
@@ -224,10 +245,13 @@ def _erased(state: SessionState, event: RecordedEvent) -> None:
     """An erased payload: a message keeps its place, never its content; an erased summary
     keeps its version in the chain; an erased model call still counts."""
     if event.type == "MessageAppended":
-        message = Message(id=f"erased:@{event.version}", role="user", content=ERASED)
-        state.erased.add(len(state.messages))
+        state.erased.add(state.count)
         state.add_message(
-            message, ERASED_MESSAGE_TOKENS, event.version, event.hash, str(event.event_id)
+            erased_message(event.version),
+            ERASED_MESSAGE_TOKENS,
+            event.version,
+            event.hash,
+            str(event.event_id),
         )
     elif event.type == "SummaryCommitted":
         state.chain.commit_erased(event.version)

@@ -112,13 +112,13 @@ def _other_party(cut: Cut, index: int) -> list[int]:
     """The groups of the turns right before and after message ``index`` when another party
     spoke them (a reply, or what it replied to)."""
     state = cut.state
-    role = state.messages[index].role
+    role = state.roles[index]
     found = []
     for other in (index - 1, index + 1):
         if 0 <= other < cut.count:
-            message = state.messages[other]
-            if message.role in ("user", "assistant") and message.role != role:
-                found.append(state.group_of(message.id))
+            other_role = state.roles[other]
+            if other_role in ("user", "assistant") and other_role != role:
+                found.append(state.group_of(state.ids[other]))
     return found
 
 

@@ -9,7 +9,7 @@ from collections.abc import Callable
 
 from projections.errors import MessageValidationError
 from projections.session.coverage import coverage_of
-from projections.session.state import SessionState
+from projections.session.state import Cut
 from projections.summaries.gate_v2 import validate_summary_v2
 from projections.summaries.sanitize import sanitize_messages
 from projections.summaries.schema import CompactionSummary
@@ -20,16 +20,17 @@ __all__ = ["rollback_target"]
 
 
 def rollback_target(
-    state: SessionState, to_version: int | None, reason: str, count: Callable[[str], int]
+    cut: Cut, to_version: int | None, reason: str, count: Callable[[str], int]
 ) -> tuple[int | None, str]:
-    """The version the head moves to (None: no summary) and the reason to record.
+    """The version the head moves to (None: no summary) and the reason to record (``cut``:
+    the latest, with the bodies the restored summary covers at hand).
 
     Raises:
         MessageValidationError: no summary is served and no version is named (nothing to roll
             back), or the named version does not exist.
     """
-    chain = state.chain
-    active = state.cut().summary()
+    chain = cut.state.chain
+    active = cut.summary()
     if to_version is None and active is None:
         raise MessageValidationError(
             "this session serves no summary, so there is nothing to roll back: see "
@@ -43,16 +44,19 @@ def rollback_target(
     if target is None:
         return None, reason
     restored = chain.committed[target].summary
-    if not _still_valid(state, restored, count):
+    if not _still_valid(cut, restored, count):
         return None, f"{reason} (version {target} no longer validates)"
     return target, reason
 
 
-def _still_valid(state: SessionState, summary: AnySummary, count: Callable[[str], int]) -> bool:
+def _still_valid(cut: Cut, summary: AnySummary, count: Callable[[str], int]) -> bool:
     """Whether a summary still validates against the current log."""
+    state = cut.state
     if isinstance(summary, CompactionSummary):
         covered = set(summary.source_message_ids)
-        sources = [m for m in state.messages if m.id in covered]
+        sources = [
+            cut.message(i) for i, message_id in enumerate(state.ids) if message_id in covered
+        ]
         clean, _ = sanitize_messages(sources, count_tokens=count)
         return validate_summary(summary, clean).ok
     versions = state.message_versions
@@ -61,7 +65,7 @@ def _still_valid(state: SessionState, summary: AnySummary, count: Callable[[str]
         for first, last in summary.coverage.ranges
         for index in range(bisect_left(versions, first), bisect_right(versions, last))
     ]
-    cited = {versions[i]: state.messages[i] for i in indexes if versions[i] in summary.cited()}
+    cited = {versions[i]: cut.message(i) for i in indexes if versions[i] in summary.cited()}
     cleaned, _ = sanitize_messages(list(cited.values()), count_tokens=count)
     by_version = dict(zip(cited, cleaned, strict=True))
     report = validate_summary_v2(summary, by_version, coverage=coverage_of(state, indexes))

@@ -4,8 +4,8 @@ earlier version, cut out of the latest state without refolding. Pure: no I/O."""
 from __future__ import annotations
 
 from bisect import bisect_right
-from collections.abc import Iterable
-from dataclasses import dataclass, field
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field, replace
 from datetime import datetime
 from typing import Any
 
@@ -13,6 +13,7 @@ from blake3 import blake3
 
 from projections.context.grouping import Grouper, ProtocolIssue
 from projections.context.messages import Message
+from projections.session.bodies import Bodies, BodyNotLoadedError, HeldBodies
 from projections.summaries.chain import CommittedSummary, SummaryChain
 
 __all__ = ["Cut", "Mask", "SessionState", "Unreadable"]
@@ -70,7 +71,9 @@ class SessionState:
     keep enough history that any earlier version can be cut out (:meth:`cut`).
     """
 
-    messages: list[Message] = field(default_factory=list)
+    ids: list[str] = field(default_factory=list)  # message ids, in order
+    roles: list[str] = field(default_factory=list)  # message roles, in order
+    bodies: Bodies = field(default_factory=HeldBodies)  # not part of the index
     tokens: dict[str, int] = field(default_factory=dict)
     encoding_of: dict[str, str] = field(default_factory=dict)
     index_of: dict[str, int] = field(default_factory=dict)
@@ -94,6 +97,11 @@ class SessionState:
     message_event_ids: list[str] = field(default_factory=list)  # event id of each message
     masks: dict[str, Mask] = field(default_factory=dict)  # by message id
     group_masks: dict[int, list[Mask]] = field(default_factory=dict)  # derived from masks
+    #: versions of the events whose summaries and masks this state took from a snapshot and
+    #: has not checked against the log yet (:mod:`projections.session.checks`); not saved
+    unchecked: set[int] = field(default_factory=set)
+    #: groups whose bounds and sizes came from a snapshot and are not checked yet (not saved)
+    unchecked_groups: set[int] = field(default_factory=set)
 
     @property
     def encodings(self) -> set[str]:
@@ -102,7 +110,19 @@ class SessionState:
 
     def message_ids(self) -> list[str]:
         """The ids of the session's messages, in order."""
-        return [message.id for message in self.messages]
+        return list(self.ids)
+
+    @property
+    def messages(self) -> list[Message]:
+        """Every message body, in order: those a fold of the log holds (``Session.state()``,
+        ``SessionView.fold``). A ledger's cached state is an index that holds none
+        (:class:`BodyNotLoadedError`): ask the session (``Session.messages()``) instead."""
+        return self.cut().messages()
+
+    @property
+    def count(self) -> int:
+        """How many messages the session holds."""
+        return len(self.ids)
 
     def add_message(
         self,
@@ -115,14 +135,16 @@ class SessionState:
         """Append a message and keep groups, prefix and group sizes current."""
         groups_before = len(self.grouper.starts)
         issues_before = len(self.grouper.issues)
-        self.index_of[message.id] = len(self.messages)
-        self.messages.append(message)
+        self.index_of[message.id] = len(self.ids)
+        self.bodies.put(len(self.ids), version, message)
+        self.ids.append(message.id)
+        self.roles.append(message.role)
         self.message_versions.append(version)
         self.message_hashes.append(event_hash)
         self.message_event_ids.append(event_id)
         self.tokens[message.id] = tokens
         self.grouper.add(message)
-        self.issue_counts += [len(self.messages)] * (len(self.grouper.issues) - issues_before)
+        self.issue_counts += [len(self.ids)] * (len(self.grouper.issues) - issues_before)
         if len(self.grouper.starts) > groups_before:
             self.group_tokens.append(tokens)
             if self.prefix_end == groups_before and message.role in ("system", "developer"):
@@ -169,7 +191,7 @@ class SessionState:
         if version is None or version >= self.version:
             return Cut(
                 self,
-                len(self.messages),
+                len(self.ids),
                 len(self.grouper.starts),
                 self.group_tokens[-1] if self.group_tokens else 0,
                 frozenset(self.pinned),
@@ -184,7 +206,7 @@ class SessionState:
         last = 0
         if groups:
             first = self.grouper.starts[groups - 1]
-            last = sum(self.tokens[m.id] for m in self.messages[first:count])
+            last = sum(self.tokens[i] for i in self.ids[first:count])
         return Cut(
             self,
             count,
@@ -221,6 +243,28 @@ class Cut:
     version: int
     position: int
     summary_head: int | None = None
+    loaded: Mapping[int, Message] = field(default_factory=dict)  # bodies fetched for this cut
+
+    def with_bodies(self, bodies: Mapping[int, Message]) -> Cut:
+        """The same cut, with these bodies (by message index) at hand."""
+        return replace(self, loaded={**self.loaded, **bodies})
+
+    def message(self, index: int) -> Message:
+        """The body of message ``index``: fetched for this cut, or held by the state."""
+        message = self.loaded.get(index)
+        if message is None:
+            message = self.state.bodies.get(index)
+        if message is None:
+            raise BodyNotLoadedError(
+                f"the body of message {index} (version {self.state.message_versions[index]}) "
+                "was not fetched for this cut; fetch the groups a plan names before assembling"
+            )
+        return message
+
+    def messages(self, first: int = 0, end: int | None = None) -> list[Message]:
+        """The bodies of messages ``[first, end)`` (default: all, as of the cut)."""
+        end = self.count if end is None else min(end, self.count)
+        return [self.message(index) for index in range(first, end)]
 
     def summary(self) -> CommittedSummary | None:
         """The summary served as of the cut (None: none, or the head is tainted)."""
@@ -251,7 +295,7 @@ class Cut:
     def group_messages(self, group: int) -> list[Message]:
         """The messages of a group as of the cut, as logged (what summarizers read)."""
         first, end = self.state.grouper.bounds(group)
-        return self.state.messages[first : min(end, self.count)]
+        return self.messages(first, end)
 
     def mask_of(self, message_id: str) -> Mask | None:
         """The mask serving this message as of the cut, if any."""

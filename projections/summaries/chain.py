@@ -93,6 +93,10 @@ class SummaryChain:
         """The current head version (None: no summary is served)."""
         return self.heads[-1][1] if self.heads else None
 
+    def committed_at(self, version: int) -> int | None:
+        """The stream version at which summary ``version`` was committed."""
+        return next((at for at, head in self.heads if head == version), None)
+
     def next_version(self) -> int:
         """The version number a new summary attempt gets."""
         return max(max(self.committed, default=0), max(self.erased, default=0)) + 1

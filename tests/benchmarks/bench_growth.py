@@ -129,7 +129,7 @@ async def renders(ledger: Ledger, session_id: str, turns: int = 100) -> tuple[fl
     """Warm render p50 and time-travel p50 of a probe session."""
     session = ledger.session(TENANT, session_id)
     state = await session.latest()
-    base = len(state.messages)
+    base = state.count
     warm = []
     for turn in range(turns):
         message = {"id": f"extra-{base + turn}", "role": "user", "content": "and then?"}

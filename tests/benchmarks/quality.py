@@ -167,7 +167,7 @@ async def measure(
 
 
 async def _v1(session: Session, budget: Budget, gold: list[Gold]) -> int:
-    state = await session.latest()
+    state = await session.state()  # a fold of the log: every body at hand
     count = session.ledger.counter.count_text
     cut = state.cut()
     options = CompactionOptions(keep_groups=KEEP_GROUPS, target=1.0, max_chunk=10_000)

@@ -14,10 +14,12 @@ BUDGET = Budget(context_limit=300, max_output_tokens=0, tool_reserve=0, safety_m
 
 
 def public_verbs(cls: type) -> dict[str, inspect.Signature]:
+    """Every public method of the class, inherited ones included (``Session`` takes its
+    reads from ``SessionReads``)."""
     return {
         name: inspect.signature(member)
-        for name, member in vars(cls).items()
-        if not name.startswith("_") and callable(member)
+        for name, member in inspect.getmembers(cls)
+        if not name.startswith("_") and inspect.isfunction(member)
     }
 
 

@@ -1,0 +1,231 @@
+"""Where a session's message bodies live: not in its state, which is an index over the log.
+
+A :class:`~projections.session.state.SessionState` keeps one row per message (id, version,
+event hash, tokens, group); the bodies are the log's. Two places hold them for a while:
+
+- :class:`HeldBodies`, every body a fold saw, in order: pure folds (tests, benchmarks,
+  ``Session.state()``) that hold the whole conversation anyway;
+- :class:`BodyCache`, owned by the ledger's session runner and bounded in bytes, shared by
+  every cached session (a :class:`CachedBodies` view per session). A body missing from it is
+  read back from the log by :func:`fetch_bodies`, which checks each event read against the
+  hash the index holds, so a forged snapshot can name messages but never supply their text.
+
+Pure except :func:`fetch_bodies`, which reads the store.
+"""
+
+from __future__ import annotations
+
+from bisect import bisect_left, bisect_right
+from collections import OrderedDict
+from collections.abc import Iterable
+from typing import Protocol
+
+from eventstore import EventStore, RecordedEvent
+from eventstore.errors import LedgerError
+from projections.context.messages import Message, text_of
+from projections.text_caches import remembered_object
+
+__all__ = [
+    "DEFAULT_BODY_BYTES",
+    "ERASED",
+    "Bodies",
+    "BodyCache",
+    "BodyNotLoadedError",
+    "CachedBodies",
+    "HeldBodies",
+    "IndexMismatchError",
+    "body_size",
+    "erased_message",
+]
+
+ERASED = "[erased]"
+#: The default bound of a ledger's body cache (``Ledger(body_cache_bytes=...)``).
+DEFAULT_BODY_BYTES = 32 * 1024 * 1024
+# A body's Python objects (the model, its dicts, the id string) cost about this much beside
+# its text; counted so that a million one-word messages cannot slip under the bound.
+_OVERHEAD = 400
+
+
+class IndexMismatchError(LedgerError):
+    """A session's index (a snapshot of it, typically) disagrees with the log: an event read
+    back for a message is not the one the index names. The index is rebuilt from the log."""
+
+
+class BodyNotLoadedError(LedgerError, LookupError):
+    """A body was read that nobody fetched: a plan did not name every message it assembles
+    (a bug in the caller, never a state of the log)."""
+
+
+class Bodies(Protocol):
+    """The bodies of one session's messages, by message index."""
+
+    def get(self, index: int) -> Message | None:
+        """The body of message ``index``, if held."""
+        ...
+
+    def put(self, index: int, version: int, message: Message) -> None:
+        """Hold the body of message ``index`` (logged at stream ``version``)."""
+        ...
+
+
+def erased_message(version: int) -> Message:
+    """What an erased message is served as: its place kept, never its content."""
+    return Message(id=f"erased:@{version}", role="user", content=ERASED)
+
+
+def body_size(message: Message) -> int:
+    """A body's approximate cost in memory, in bytes (its text and its objects)."""
+    calls = sum(len(call.arguments) + len(call.name) for call in message.tool_calls)
+    return len(text_of(message)) + calls + _OVERHEAD
+
+
+class HeldBodies:
+    """Every body, kept in a list (pure folds)."""
+
+    def __init__(self) -> None:
+        self.messages: list[Message | None] = []
+
+    def get(self, index: int) -> Message | None:
+        """The body of message ``index``, if held."""
+        return self.messages[index] if index < len(self.messages) else None
+
+    def put(self, index: int, version: int, message: Message) -> None:
+        """Hold a body (bodies arrive in order; a gap is left empty)."""
+        missing = index + 1 - len(self.messages)
+        if missing > 0:
+            self.messages += [None] * missing
+        self.messages[index] = message
+
+
+class BodyCache:
+    """Bodies of many sessions, least recently used out, within ``max_bytes``."""
+
+    def __init__(self, max_bytes: int = DEFAULT_BODY_BYTES) -> None:
+        if max_bytes < 0:
+            raise ValueError(f"body cache bytes must be >= 0, got {max_bytes}")
+        self.max_bytes = max_bytes
+        self.bytes = 0
+        self._entries: OrderedDict[tuple[str, str, int], tuple[Message, int]] = OrderedDict()
+        remembered_object(self)  # an erasure anywhere in this process empties it
+
+    def __len__(self) -> int:
+        return len(self._entries)
+
+    def get(self, key: tuple[str, str, int]) -> Message | None:
+        """A body by ``(tenant, stream, version)``, if held (it becomes the most recent)."""
+        entry = self._entries.get(key)
+        if entry is None:
+            return None
+        self._entries.move_to_end(key)
+        return entry[0]
+
+    def put(self, key: tuple[str, str, int], message: Message) -> None:
+        """Hold a body, dropping the least recently used ones beyond the bound."""
+        size = body_size(message)
+        old = self._entries.pop(key, None)
+        if old is not None:
+            self.bytes -= old[1]
+        if size > self.max_bytes:
+            return
+        self._entries[key] = (message, size)
+        self.bytes += size
+        while self.bytes > self.max_bytes:
+            _, (_, dropped) = self._entries.popitem(last=False)
+            self.bytes -= dropped
+
+    def forget(self, tenant_id: str) -> None:
+        """Drop every body of a tenant (an erasure happened: they may hold erased text)."""
+        for key in [key for key in self._entries if key[0] == tenant_id]:
+            self.bytes -= self._entries.pop(key)[1]
+
+    def cache_clear(self) -> None:
+        """Drop every body (an erasure was seen: see :mod:`projections.text_caches`)."""
+        self._entries.clear()
+        self.bytes = 0
+
+
+class CachedBodies:
+    """One session's view of a :class:`BodyCache` (message index -> stream version)."""
+
+    def __init__(
+        self, cache: BodyCache, tenant_id: str, stream_id: str, versions: list[int]
+    ) -> None:
+        self.cache = cache
+        self.tenant_id = tenant_id
+        self.stream_id = stream_id
+        self._versions = versions  # the state's own message_versions list, shared
+
+    def get(self, index: int) -> Message | None:
+        """The body of message ``index``, if the cache holds it."""
+        if index >= len(self._versions):
+            return None
+        return self.cache.get((self.tenant_id, self.stream_id, self._versions[index]))
+
+    def put(self, index: int, version: int, message: Message) -> None:
+        """Offer a body to the cache."""
+        self.cache.put((self.tenant_id, self.stream_id, version), message)
+
+
+class IndexRows(Protocol):
+    """What :func:`fetch_bodies` checks a read event against: the index's rows."""
+
+    message_versions: list[int]
+    message_hashes: list[str]
+    message_event_ids: list[str]
+    tokens: dict[str, int]
+    ids: list[str]
+
+
+async def fetch_bodies(
+    store: EventStore,
+    tenant_id: str,
+    stream_id: str,
+    rows: IndexRows,
+    indexes: Iterable[int],
+) -> dict[int, Message]:
+    """The bodies of messages ``indexes``, read from the log in contiguous ranges; each event
+    read must be the one the index names (its version, event id and hash; the message's id
+    and tokens), else :class:`IndexMismatchError`."""
+    wanted = sorted(set(indexes))
+    found: dict[int, Message] = {}
+    for first, last in _runs(wanted):
+        low, high = rows.message_versions[first], rows.message_versions[last]
+        events = await store.read_stream(tenant_id, stream_id, from_version=low, to_version=high)
+        by_version = {event.version: event for event in events}
+        for index in wanted[bisect_left(wanted, first) : bisect_right(wanted, last)]:
+            found[index] = _checked_body(rows, index, by_version)
+    return found
+
+
+def _runs(indexes: list[int], gap: int = 8) -> list[tuple[int, int]]:
+    """Sorted indexes as ``(first, last)`` runs; runs closer than ``gap`` are read as one."""
+    runs: list[tuple[int, int]] = []
+    for index in indexes:
+        if runs and index - runs[-1][1] <= gap:
+            runs[-1] = (runs[-1][0], index)
+        else:
+            runs.append((index, index))
+    return runs
+
+
+def _checked_body(rows: IndexRows, index: int, by_version: dict[int, RecordedEvent]) -> Message:
+    version = rows.message_versions[index]
+    event = by_version.get(version)
+    expected = (rows.message_hashes[index], rows.message_event_ids[index], "MessageAppended")
+    found = (event.hash, str(event.event_id), event.type) if event is not None else None
+    if found != expected:
+        raise IndexMismatchError(
+            f"message {index} of the index names event {expected[1]} (hash {expected[0][:16]}…) "
+            f"at version {version}; the log holds {found and found[1]} there",
+        )
+    assert event is not None
+    if event.data is None:
+        return erased_message(version)
+    message = Message.model_validate(event.data["message"])
+    tokens = event.data.get("tokens")
+    if message.id != rows.ids[index] or tokens != rows.tokens.get(message.id):
+        raise IndexMismatchError(
+            f"message {index} of the index says id {rows.ids[index]!r} with "
+            f"{rows.tokens.get(rows.ids[index])} tokens; the log says {message.id!r} with {tokens}"
+        )
+    return message

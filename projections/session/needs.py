@@ -1,0 +1,77 @@
+"""What an operation reads of the log: the message bodies a plan names. Pure: no I/O.
+
+A session's state is an index; an operation first plans on it (tokens, groups, pins), then
+the facade fetches the bodies named here (:mod:`projections.session.bodies`), then a pure step
+assembles. Each function names every message the pure step will read, so a plan never reads
+a body nobody fetched.
+"""
+
+from __future__ import annotations
+
+from bisect import bisect_left
+from collections.abc import Iterable
+
+from projections.session.recall_block import Recall
+from projections.session.state import Cut
+from projections.summaries.schema_v2 import CompactionSummaryV2
+
+__all__ = ["compaction_needs", "group_indexes", "recall_needs", "served_groups"]
+
+
+def group_indexes(cut: Cut, groups: Iterable[int]) -> set[int]:
+    """The message indexes of these groups, as of the cut."""
+    indexes: set[int] = set()
+    for group in groups:
+        if 0 <= group < cut.groups:
+            first, end = cut.state.grouper.bounds(group)
+            indexes.update(range(first, min(end, cut.count)))
+    return indexes
+
+
+def served_groups(cut: Cut, groups: Iterable[int]) -> set[int]:
+    """A render's: the groups its plan keeps (the prefix and the pins among them), and the
+    newest group it left out, whose size decided where the window stops (so every size the
+    plan read is checked against the log)."""
+    kept = set(groups)
+    floor = max(cut.prefix_end, cut.summarised_groups())
+    newest_left_out = next((g for g in range(cut.groups - 1, floor - 1, -1) if g not in kept), None)
+    return kept if newest_left_out is None else kept | {newest_left_out}
+
+
+def recall_needs(cut: Cut, recall: Recall) -> set[int]:
+    """A recalled block's candidates: the groups of the hits and of the turns beside them."""
+    state = cut.state
+    groups: set[int] = set()
+    for hit in recall.hits:
+        index = state.index_of.get(hit.message_id)
+        if index is None or index >= cut.count:
+            continue
+        groups.add(state.group_of(hit.message_id))
+        if recall.neighbours:
+            for other in (index - 1, index + 1):
+                if 0 <= other < cut.count:
+                    groups.add(state.group_of(state.ids[other]))
+    return group_indexes(cut, groups)
+
+
+def compaction_needs(cut: Cut) -> set[int]:
+    """Compaction's and masking's: what no summary covers yet (what they summarise, mask and
+    render), the prefix, the pins, and the messages the served summary cites or covers."""
+    start = cut.summarised_groups()
+    groups = set(range(start, cut.groups)) | set(range(cut.prefix_end)) | cut.pinned_groups()
+    indexes = group_indexes(cut, groups)
+    active = cut.summary()
+    if active is None:
+        return indexes
+    state = cut.state
+    if isinstance(active.summary, CompactionSummaryV2):
+        versions = state.message_versions
+        for cited in active.summary.cited():
+            index = bisect_left(versions, cited)
+            if index < len(versions) and versions[index] == cited:
+                indexes.add(index)
+    else:  # a v1 summary names the messages it covers; its upcast reads them
+        indexes.update(
+            i for i in map(state.index_of.get, active.summary.source_message_ids) if i is not None
+        )
+    return {i for i in indexes if i < cut.count}

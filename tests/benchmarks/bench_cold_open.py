@@ -1,0 +1,233 @@
+"""Cold opens and memory of a session as an index over its log (issue #28), each measured in a
+new process, with ratios side by side in one run:
+
+    python -m tests.benchmarks.bench_cold_open            # 1k and 100k messages
+    python -m tests.benchmarks.bench_cold_open --quick    # 1k and 5k (a smoke run)
+
+For each size, a SQLite file holds a session of the context benchmark's conversation (1-2 KB
+chat messages, tool calls and results), appended through ``Session.append`` so snapshots are
+saved as a deployment saves them. Then, each in a fresh child process:
+
+- ctxledger: import, then open the store and a ledger and render the session once (the cold
+  open), then 20 warm renders and 20 renders at random earlier versions; the resident set
+  (``VmRSS``) before the open and after the renders;
+- LangGraph: ``SqliteSaver.get_tuple`` on a thread whose latest checkpoint holds the same
+  number of messages (written with ``put``), the resident set likewise;
+- the CLI: ``ctxledger context`` on the smallest session against ``python -c pass``, in CPU
+  seconds of the child (user + system, ``os.wait4``), 5 runs each, medians.
+
+Nothing here asserts a time.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import random
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+from tests.conftest import ROOT
+
+TENANT = "bench"
+TARGETS = {"cold_growth": 2.0, "cold_vs_warm": 20.0, "rss_mb": 100.0, "cli_cpu": 10.0}
+
+
+def resident_mb() -> float:
+    """This process's resident set in MB (Linux ``/proc``)."""
+    for line in Path("/proc/self/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1]) / 1024
+    raise RuntimeError("no VmRSS in /proc/self/status (Linux only)")
+
+
+async def build(path: Path, size: int) -> None:
+    """A session ``s<size>`` of ``size`` messages, appended in batches as a client would."""
+    from eventstore import EventStore
+    from projections.ledger import Ledger
+    from tests.benchmarks.bench_context import conversation
+
+    messages = conversation(size)
+    async with EventStore.open(path) as store:
+        session = Ledger(store).session(TENANT, f"s{size}")
+        for start in range(0, len(messages), 1000):
+            await session.append(messages[start : start + 1000])
+
+
+async def ledger_child(path: str, size: int, probes: int) -> dict[str, float]:
+    """Run in a fresh process: the cold open, then warm renders and time travel."""
+    from eventstore import EventStore
+    from projections.context.budget import Budget
+    from projections.ledger import Ledger
+
+    budget = Budget(context_limit=32_000, max_output_tokens=4_000)
+    before = resident_mb()
+    began = time.perf_counter()
+    async with EventStore.open(path) as store:
+        session = Ledger(store).session(TENANT, f"s{size}")
+        await session.render(budget)
+        cold = time.perf_counter() - began
+        warm, travel = [], []
+        rng = random.Random(7)
+        version = (await session.latest()).version
+        for _ in range(probes):
+            began = time.perf_counter()
+            await session.render(budget)
+            warm.append(time.perf_counter() - began)
+            at = rng.randint(version // 2, version)
+            began = time.perf_counter()
+            await session.render(budget, at_version=at)
+            travel.append(time.perf_counter() - began)
+        after = resident_mb()
+    return {
+        "cold_ms": cold * 1e3,
+        "warm_ms": statistics.median(warm) * 1e3,
+        "travel_ms": statistics.median(travel) * 1e3,
+        "rss_above_imports_mb": after - before,
+    }
+
+
+def langgraph_build(path: Path, size: int) -> None:
+    """A LangGraph thread whose latest checkpoint holds ``size`` messages."""
+    from langchain_core.messages import AIMessage, HumanMessage
+    from langgraph.checkpoint.base import empty_checkpoint
+    from langgraph.checkpoint.sqlite import SqliteSaver
+
+    from tests.benchmarks.bench_context import conversation
+
+    texts = [str(m.content or "") for m in conversation(min(size, 2000))]
+    messages = [
+        (HumanMessage if i % 2 else AIMessage)(content=texts[i % len(texts)], id=f"m{i}")
+        for i in range(size)
+    ]
+    with SqliteSaver.from_conn_string(str(path)) as saver:
+        checkpoint = empty_checkpoint()
+        checkpoint["channel_values"] = {"messages": messages}
+        checkpoint["channel_versions"] = {"messages": 1}
+        config = {"configurable": {"thread_id": "t", "checkpoint_ns": ""}}
+        saver.put(config, checkpoint, {"source": "input", "step": 0}, {"messages": 1})
+
+
+def langgraph_child(path: str) -> dict[str, float]:
+    """Run in a fresh process: ``get_tuple`` of the thread's latest checkpoint."""
+    from langgraph.checkpoint.sqlite import SqliteSaver
+
+    before = resident_mb()
+    began = time.perf_counter()
+    with SqliteSaver.from_conn_string(path) as saver:
+        found = saver.get_tuple({"configurable": {"thread_id": "t", "checkpoint_ns": ""}})
+        assert found is not None
+        elapsed = time.perf_counter() - began
+        after = resident_mb()
+    return {"get_tuple_ms": elapsed * 1e3, "rss_above_imports_mb": after - before}
+
+
+def child(*args: str) -> dict[str, float]:
+    """A measurement in a new interpreter (its imports done before it starts measuring)."""
+    code = subprocess.run(
+        [sys.executable, "-m", "tests.benchmarks.bench_cold_open", "--child", *args],
+        capture_output=True,
+        text=True,
+        check=True,
+        cwd=ROOT,
+    )
+    return dict(json.loads(code.stdout.strip().splitlines()[-1]))
+
+
+def cpu_seconds(command: list[str], runs: int = 5) -> float:
+    """The median CPU time (user + system) of a child process running ``command``."""
+    samples = []
+    for _ in range(runs):
+        process = subprocess.Popen(command, stdout=subprocess.DEVNULL, cwd=ROOT)
+        _, _, usage = os.wait4(process.pid, 0)
+        samples.append(usage.ru_utime + usage.ru_stime)
+    return statistics.median(samples)
+
+
+def run(sizes: list[int], probes: int) -> dict[str, Any]:
+    results: dict[str, Any] = {"sizes": {}}
+    with tempfile.TemporaryDirectory(prefix="ctxledger-cold-") as name:
+        folder = Path(name)
+        db = folder / "ledger.db"
+        for size in sizes:
+            asyncio.run(build(db, size))
+            langgraph_build(folder / f"lg{size}.db", size)
+            row = child("ledger", str(db), str(size), str(probes))
+            row["langgraph"] = child("langgraph", str(folder / f"lg{size}.db"))
+            results["sizes"][size] = row
+        cli = [shutil.which("ctxledger") or "ctxledger", "--db", str(db), "context"]
+        context = [*cli, "--tenant", TENANT, "--session", f"s{sizes[0]}"]
+        results["cli_cpu_s"] = cpu_seconds(context)
+        results["bare_cpu_s"] = cpu_seconds([sys.executable, "-c", "pass"])
+    return results
+
+
+def report(results: dict[str, Any]) -> str:
+    sizes = list(results["sizes"])
+    lines = [
+        f"{'messages':>9} {'cold ms':>9} {'warm ms':>8} {'travel ms':>9} {'RSS MB':>7} "
+        f"{'LangGraph get_tuple ms':>23} {'its RSS MB':>10}"
+    ]
+    for size, r in results["sizes"].items():
+        graph = r["langgraph"]
+        lines.append(
+            f"{size:>9} {r['cold_ms']:9.1f} {r['warm_ms']:8.2f} {r['travel_ms']:9.2f} "
+            f"{r['rss_above_imports_mb']:7.1f} {graph['get_tuple_ms']:23.1f} "
+            f"{graph['rss_above_imports_mb']:10.1f}"
+        )
+    first, last = results["sizes"][sizes[0]], results["sizes"][sizes[-1]]
+    cli = results["cli_cpu_s"] / results["bare_cpu_s"]
+    figures = [
+        ("cold open", f"{sizes[-1]} / {sizes[0]}", last["cold_ms"] / first["cold_ms"], "<= 2"),
+        ("cold open / warm render", f"at {sizes[-1]}", last["cold_ms"] / last["warm_ms"], "<= 20"),
+        (
+            "cold open / LangGraph get_tuple",
+            f"at {sizes[-1]}",
+            last["cold_ms"] / last["langgraph"]["get_tuple_ms"],
+            "< 1",
+        ),
+        ("warm render", f"{sizes[-1]} / {sizes[0]}", last["warm_ms"] / first["warm_ms"], "<= 1.3"),
+        (
+            "time travel",
+            f"{sizes[-1]} / {sizes[0]}",
+            last["travel_ms"] / first["travel_ms"],
+            "<= 1.3",
+        ),
+        ("ctxledger context CPU / python -c pass", f"at {sizes[0]}", cli, "<= 10"),
+    ]
+    lines += [
+        f"{what}, {where}: {value:.2f}x (target {target})" for what, where, value, target in figures
+    ]
+    lines.append(
+        f"resident above imports holding {sizes[-1]} messages: "
+        f"{last['rss_above_imports_mb']:.1f} MB (target <= 100)"
+    )
+    return "\n".join(lines)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--quick", action="store_true", help="1k and 5k messages")
+    parser.add_argument("--child", nargs="+", help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.child:
+        kind, *rest = args.child
+        if kind == "ledger":
+            print(json.dumps(asyncio.run(ledger_child(rest[0], int(rest[1]), int(rest[2])))))
+        else:
+            print(json.dumps(langgraph_child(rest[0])))
+        return
+    sizes = [1000, 5000] if args.quick else [1000, 100_000]
+    print(report(run(sizes, probes=5 if args.quick else 20)))
+
+
+if __name__ == "__main__":
+    main()
