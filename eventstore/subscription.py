@@ -10,14 +10,21 @@ from __future__ import annotations
 import asyncio
 import contextlib
 from collections import deque
-from typing import TYPE_CHECKING, Self
+from typing import Protocol, Self
 
 from eventstore.events import RecordedEvent
 
-if TYPE_CHECKING:
-    from eventstore.store import EventStore
-
 __all__ = ["Subscription"]
+
+
+class EventSource(Protocol):
+    """What a subscription reads: an :class:`~eventstore.store.EventStore`."""
+
+    def _wakeup(self, tenant_id: str) -> asyncio.Event: ...
+
+    async def read_batch(
+        self, tenant_id: str, *, after_position: int, limit: int
+    ) -> list[RecordedEvent]: ...
 
 
 class Subscription:
@@ -29,7 +36,7 @@ class Subscription:
 
     def __init__(
         self,
-        store: EventStore,
+        store: EventSource,
         tenant_id: str,
         *,
         after_position: int = 0,

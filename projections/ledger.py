@@ -30,7 +30,7 @@ from projections.memory.bridge import Proposal, propose_from_session, propose_su
 from projections.memory.service import LongTermMemory
 from projections.projection import Projection, ReadModel
 from projections.runner import ProjectionRunner, ReadModelRunner, read_model_name
-from projections.session.bodies import DEFAULT_BODY_BYTES, BodyCache
+from projections.session.bodies import DEFAULT_BODY_BYTES, DEFAULT_INDEX_BYTES, BodyCache
 from projections.session.compaction import CompactionOptions
 from projections.session.events import (
     MessageAppended,
@@ -64,6 +64,8 @@ class Ledger:
             the last one, or by 1/32 of its length, whichever is more (0: never).
         cached_sessions: sessions whose states stay in memory (least recently used first out;
             rebuilt from their snapshot when used again).
+        cached_bytes: and the memory their indexes may hold together (about 300 bytes a
+            message; None: no bound), the newest always kept.
         body_cache_bytes: the bound of the cache of message bodies the cached sessions share
             (least recently used first out; a body not in it is read back from the log, checked
             against the session's index). A session's state itself holds no bodies.
@@ -76,6 +78,7 @@ class Ledger:
         counter: TokenCounter | None = None,
         snapshot_every: int = 1000,
         cached_sessions: int = 256,
+        cached_bytes: int | None = DEFAULT_INDEX_BYTES,
         body_cache_bytes: int = DEFAULT_BODY_BYTES,
     ) -> None:
         self.store = store
@@ -85,6 +88,7 @@ class Ledger:
             store,
             SessionView(self.bodies),
             cache_size=cached_sessions,
+            cache_bytes=cached_bytes,
             snapshot_every=snapshot_every,
         )
         self._counter = counter
@@ -153,6 +157,8 @@ class Ledger:
 class Session(SessionReads):
     """One conversation: the stream ``session/<session_id>`` of a tenant (the read verbs,
     render and search among them, come from :class:`~projections.session_reads.SessionReads`)."""
+
+    ledger: Ledger  # all of it, where the reads need only LedgerParts
 
     def __init__(
         self, ledger: Ledger, tenant_id: str, session_id: str, *, user_id: str | None = None

@@ -54,6 +54,8 @@ class ProjectionRunner(Generic[S]):
         projection: the fold; snapshots are used when it is also a
             :class:`~projections.projection.SnapshotCodec` over a single stream.
         cache_size: states kept in memory (least recently used ones are dropped).
+        cache_bytes: and the most memory they may hold together, as the states estimate it
+            (``approx_bytes()``, when the projection's states have it; None: no bound).
         snapshot_every: save a snapshot when the state has grown by this many events since the
             last one, or by 1/32 of its length, whichever is more (0: never).
     """
@@ -65,15 +67,19 @@ class ProjectionRunner(Generic[S]):
         *,
         cache_size: int = 256,
         snapshot_every: int = 1000,
+        cache_bytes: int | None = None,
     ) -> None:
         if cache_size < 1:
             raise ValueError(f"cache_size must be >= 1, got {cache_size}")
+        if cache_bytes is not None and cache_bytes < 0:
+            raise ValueError(f"cache_bytes must be >= 0 or None, got {cache_bytes}")
         if snapshot_every < 0:
             raise ValueError(f"snapshot_every must be >= 0, got {snapshot_every}")
         self.store = store
         self.projection = projection
         self.cache_size = cache_size
         self.snapshot_every = snapshot_every
+        self.cache_bytes = cache_bytes
         self._cache: OrderedDict[tuple[str, str], _Entry[S]] = OrderedDict()
         self._locks: dict[tuple[str, str], asyncio.Lock] = {}
         self._erasures: dict[str, int] = {}
@@ -162,11 +168,21 @@ class ProjectionRunner(Generic[S]):
     def _remember(self, slot: tuple[str, str], entry: _Entry[S]) -> None:
         self._cache[slot] = entry
         self._cache.move_to_end(slot)
-        while len(self._cache) > self.cache_size:
+        while len(self._cache) > self.cache_size or self._over_bytes():
             old, _ = self._cache.popitem(last=False)
             lock = self._locks.get(old)
             if lock is not None and not lock.locked():
                 del self._locks[old]
+
+    def cached_bytes(self) -> int:
+        """The memory the cached states hold, as they estimate it (0 when they cannot)."""
+        sizes = (getattr(entry.state, "approx_bytes", None) for entry in self._cache.values())
+        return sum(size() for size in sizes if size is not None)
+
+    def _over_bytes(self) -> bool:
+        # The newest state always stays, however big: it is the one being served.
+        bound = self.cache_bytes
+        return bound is not None and len(self._cache) > 1 and self.cached_bytes() > bound
 
     async def _cached_caught_up(self, tenant_id: str, key: str) -> _Entry[S] | None:
         """The cached entry caught up in one read that also checks the erasure stream; None

@@ -8,14 +8,18 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import dataclass
 from datetime import datetime
-from typing import TYPE_CHECKING, TypeVar
+from typing import Protocol, TypeVar
 
-from eventstore import RecordedEvent
+from eventstore import EventStore, RecordedEvent
 from projections.context.budget import Budget
 from projections.context.formats import Format
 from projections.context.messages import Message, text_of
+from projections.context.tokens import TokenCounter
+from projections.projection import ReadModel
+from projections.recall.index import SEARCH_INDEX
 from projections.recall.rank import Hit
 from projections.recall.search import CANDIDATES, EXPAND, RecallOptions, find
+from projections.runner import ProjectionRunner, ReadModelRunner
 from projections.session.bodies import IndexMismatchError, fetch_bodies
 from projections.session.checks import check_groups, check_served
 from projections.session.needs import (
@@ -29,12 +33,31 @@ from projections.session.render import OverBudget, RenderedContext, fit_plan, re
 from projections.session.state import Cut, SessionState
 from projections.telemetry import conversation, operation
 
-if TYPE_CHECKING:
-    from projections.ledger import Ledger
-
-__all__ = ["SearchResult", "SessionReads", "latest_user_index", "latest_user_text"]
+__all__ = [
+    "LedgerParts",
+    "SearchResult",
+    "SessionReads",
+    "latest_user_index",
+    "latest_user_text",
+]
 
 T = TypeVar("T")
+
+
+class LedgerParts(Protocol):
+    """What a session's reads use of its ledger (a :class:`~projections.ledger.Ledger`)."""
+
+    store: EventStore
+    sessions: ProjectionRunner[SessionState]
+
+    @property
+    def counter(self) -> TokenCounter:
+        """The token counter."""
+        ...
+
+    def read_model(self, model: ReadModel) -> ReadModelRunner:
+        """The runner of a read model with rows of its own."""
+        ...
 
 
 @dataclass(frozen=True)
@@ -50,7 +73,7 @@ class SearchResult:
 class SessionReads:
     """Reads of the stream ``session/<session_id>`` of a tenant (see the module docstring)."""
 
-    ledger: Ledger
+    ledger: LedgerParts
     tenant_id: str
     session_id: str
     stream_id: str
@@ -208,7 +231,7 @@ class SessionReads:
     ) -> list[Hit]:
         """The recall index's hits for ``query`` in this session, as of the cut."""
         return await find(
-            self.ledger,
+            self.ledger.read_model(SEARCH_INDEX),
             self.tenant_id,
             query,
             scopes=[self.stream_id],
@@ -250,8 +273,8 @@ class SessionReads:
         async def attempt() -> Message | None:
             state = await self.latest()
             index = state.index_of.get(reference)
-            if index is None and reference in state.message_event_ids:
-                index = state.message_event_ids.index(reference)
+            if index is None:
+                index = state.message_event_ids.find(reference)
             if index is None or index in state.erased:
                 return None
             return (await self.with_bodies(state.cut(), [index])).message(index)

@@ -20,6 +20,7 @@ from projections.context.tokens import TokenCounter
 from projections.erasure import CascadedErasure
 from projections.ledger import Ledger, Session
 from projections.memory.service import LongTermMemory
+from projections.session.bodies import DEFAULT_BODY_BYTES, DEFAULT_INDEX_BYTES
 
 __all__ = ["SyncLedger", "SyncSession", "blocking"]
 
@@ -81,8 +82,8 @@ class SyncLedger:
 
     Args:
         url: the database (see :meth:`EventStore.open`), with the backend's ``options``.
-        counter: the token counter; ``snapshot_every`` and ``cached_sessions`` as for
-            :class:`~projections.ledger.Ledger`.
+        counter: the token counter; ``snapshot_every``, ``cached_sessions``, ``cached_bytes``
+            and ``body_cache_bytes`` as for :class:`~projections.ledger.Ledger`.
     """
 
     def __init__(
@@ -92,6 +93,8 @@ class SyncLedger:
         counter: TokenCounter | None = None,
         snapshot_every: int = 1000,
         cached_sessions: int = 256,
+        cached_bytes: int | None = DEFAULT_INDEX_BYTES,
+        body_cache_bytes: int = DEFAULT_BODY_BYTES,
         **options: Any,
     ) -> None:
         self._runner = asyncio.Runner()
@@ -101,6 +104,8 @@ class SyncLedger:
             counter=counter,
             snapshot_every=snapshot_every,
             cached_sessions=cached_sessions,
+            cached_bytes=cached_bytes,
+            body_cache_bytes=body_cache_bytes,
         )
 
     def session(

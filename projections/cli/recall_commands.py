@@ -11,6 +11,7 @@ from rich.table import Table
 from projections.cli.common import cli, json_option, open_store, print_json, run, stdout
 from projections.context.messages import text_of
 from projections.ledger import Ledger
+from projections.recall.index import SEARCH_INDEX
 from projections.recall.search import find
 from projections.render import literal
 
@@ -43,7 +44,8 @@ def search_command(
         async with open_store(context) as store:
             ledger = Ledger(store)
             scopes = [f"session/{s}" for s in session_ids] or None
-            hits = (await find(ledger, tenant, query, scopes=scopes))[:limit]
+            index = ledger.read_model(SEARCH_INDEX)
+            hits = (await find(index, tenant, query, scopes=scopes))[:limit]
             rows = []
             for hit in hits:
                 session_id = hit.message.stream_id.removeprefix("session/")

@@ -4,17 +4,26 @@ value). Calling it again finishes an erasure an earlier call did not get to."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 from pydantic import BaseModel, ConfigDict
 
-from eventstore import ConcurrencyError, NewEvent, RecordedEvent
+from eventstore import ConcurrencyError, EventStore, NewEvent, RecordedEvent
 from projections.errors import MemoryNotFoundError
 from projections.memory.events import MEMORY_FORGOTTEN, MemoryForgotten, memory_stream
 from projections.memory.inputs import validated
+from projections.memory.state import UserMemory
 
-if TYPE_CHECKING:
-    from projections.memory.service import LongTermMemory
+
+class MemoryLog(Protocol):
+    """What forgetting uses of :class:`~projections.memory.service.LongTermMemory`."""
+
+    store: EventStore
+
+    async def state(self, tenant_id: str, user_id: str) -> UserMemory:
+        """The user's memory folded from the log."""
+        ...
+
 
 __all__ = ["ForgetReceipt", "forget_memory"]
 
@@ -31,7 +40,7 @@ class ForgetReceipt(BaseModel):
 
 
 async def forget_memory(
-    memory: LongTermMemory,
+    memory: MemoryLog,
     tenant_id: str,
     user_id: str,
     key_or_id: str,

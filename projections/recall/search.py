@@ -6,15 +6,12 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
+from eventstore import EventStore
 from eventstore.recorder import Document, DocumentStats
-from projections.recall.index import SEARCH_INDEX
 from projections.recall.rank import Hit, bm25
 from projections.recall.terms import query_terms
-
-if TYPE_CHECKING:
-    from projections.ledger import Ledger
+from projections.runner import ReadModelRunner
 
 __all__ = ["CANDIDATES", "EXPAND", "RecallOptions", "find"]
 
@@ -52,7 +49,7 @@ class RecallOptions:
 
 
 async def find(
-    ledger: Ledger,
+    index: ReadModelRunner,
     tenant_id: str,
     query: str,
     *,
@@ -62,13 +59,13 @@ async def find(
     expand: bool = EXPAND,
 ) -> list[Hit]:
     """The messages of ``scopes`` (session streams; None: every session of the tenant) that
-    match ``query``, best first, as of ``max_position`` (None: now)."""
+    match ``query``, best first, as of ``max_position`` (None: now). ``index``: the runner of
+    the search index's read model (``ledger.read_model(SEARCH_INDEX)``), caught up first."""
     terms = query_terms(query)
     if not terms:
         return []
-    runner = ledger.read_model(SEARCH_INDEX)
-    await runner.catch_up(tenant_id)
-    search = _Search(ledger, tenant_id, runner.name, scopes, max_position, limit)
+    await index.catch_up(tenant_id)
+    search = _Search(index.store, tenant_id, index.name, scopes, max_position, limit)
     documents, stats = await search.rows(terms)
     hits = bm25(terms, documents, stats)
     if not expand or not hits:
@@ -87,7 +84,7 @@ _EXPANSION_WEIGHT = 0.3
 
 @dataclass(frozen=True)
 class _Search:
-    ledger: Ledger
+    store: EventStore
     tenant_id: str
     name: str
     scopes: Sequence[str] | None
@@ -95,7 +92,7 @@ class _Search:
     limit: int
 
     async def rows(self, terms: Sequence[str]) -> tuple[list[Document], DocumentStats]:
-        models = self.ledger.store.read_models
+        models = self.store.read_models
         bounds = (self.tenant_id, self.name, terms)
         stats = await models.stats(*bounds, scopes=self.scopes, max_position=self.max_position)
         finding = _finding_terms(terms, stats.frequencies, self.limit)

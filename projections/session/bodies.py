@@ -17,16 +17,18 @@ from __future__ import annotations
 
 from bisect import bisect_left, bisect_right
 from collections import OrderedDict
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Protocol
 
 from eventstore import EventStore, RecordedEvent
 from eventstore.errors import LedgerError
 from projections.context.messages import Message, text_of
+from projections.session.columns import TextColumn
 from projections.text_caches import remembered_object
 
 __all__ = [
     "DEFAULT_BODY_BYTES",
+    "DEFAULT_INDEX_BYTES",
     "ERASED",
     "Bodies",
     "BodyCache",
@@ -41,6 +43,8 @@ __all__ = [
 ERASED = "[erased]"
 #: The default bound of a ledger's body cache (``Ledger(body_cache_bytes=...)``).
 DEFAULT_BODY_BYTES = 32 * 1024 * 1024
+#: The default bound of a ledger's cached session indexes (``Ledger(cached_bytes=...)``).
+DEFAULT_INDEX_BYTES = 256 * 1024 * 1024
 # A body's Python objects (the model, its dicts, the id string) cost about this much beside
 # its text; counted so that a million one-word messages cannot slip under the bound.
 _OVERHEAD = 400
@@ -148,7 +152,7 @@ class CachedBodies:
     """One session's view of a :class:`BodyCache` (message index -> stream version)."""
 
     def __init__(
-        self, cache: BodyCache, tenant_id: str, stream_id: str, versions: list[int]
+        self, cache: BodyCache, tenant_id: str, stream_id: str, versions: Sequence[int]
     ) -> None:
         self.cache = cache
         self.tenant_id = tenant_id
@@ -169,11 +173,16 @@ class CachedBodies:
 class IndexRows(Protocol):
     """What :func:`fetch_bodies` checks a read event against: the index's rows."""
 
-    message_versions: list[int]
-    message_hashes: list[str]
-    message_event_ids: list[str]
-    tokens: dict[str, int]
-    ids: list[str]
+    @property
+    def message_versions(self) -> Sequence[int]: ...
+    @property
+    def message_hashes(self) -> TextColumn: ...
+    @property
+    def message_event_ids(self) -> TextColumn: ...
+    @property
+    def tokens(self) -> Mapping[str, int]: ...
+    @property
+    def ids(self) -> Sequence[str]: ...
 
 
 async def fetch_bodies(

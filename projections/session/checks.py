@@ -73,11 +73,10 @@ def check_groups(cut: Cut, groups: Iterable[int]) -> None:
     into the same boundaries (a tool call keeps its results, nothing else joins). A snapshot
     that moves a boundary or a sum would otherwise change which groups fit."""
     state = cut.state
-    if not state.unchecked_groups:
-        return  # folded from the log: its groups are the log's
     wanted = set(groups)
-    if not wanted & state.unchecked_groups:
-        return
+    unchecked = {g for g in wanted if g < state.snapshot_groups} - state.checked_groups
+    if not unchecked:
+        return  # folded from the log (its groups are the log's), or checked already
     for run in _consecutive(sorted(wanted)):
         first = state.grouper.bounds(run[0])[0]
         end = min(state.grouper.bounds(run[-1])[1], cut.count)
@@ -94,7 +93,7 @@ def check_groups(cut: Cut, groups: Iterable[int]) -> None:
                 f"{sums}) are not what their messages in the log make (starts {starts}, "
                 f"tokens {found})"
             )
-    state.unchecked_groups -= wanted
+    state.checked_groups |= wanted
 
 
 def _consecutive(groups: list[int]) -> list[list[int]]:

@@ -7,7 +7,7 @@ Pure: no I/O."""
 
 from __future__ import annotations
 
-from datetime import datetime
+import base64
 from typing import Any
 
 import orjson
@@ -16,6 +16,7 @@ from blake3 import blake3
 from eventstore.encoding import canonical_json
 from projections.context.grouping import Grouper
 from projections.session.bodies import Bodies, HeldBodies
+from projections.session.columns import HashColumn, IdColumn, int_column, int_column_text
 from projections.session.state import Mask, SessionState, Unreadable
 from projections.summaries.chain import SummaryChain
 
@@ -32,7 +33,7 @@ def state_to_dict(state: SessionState) -> dict[str, Any]:
     return {
         "ids": state.ids,
         "roles": "".join(_ROLE_CODES[role] for role in state.roles),
-        "tokens": [state.tokens[i] for i in state.ids],
+        "tokens": int_column_text(state.tokens.counts),
         "encoding_of": state.encoding_of,
         "pinned": sorted(state.pinned),
         "grouper": state.grouper.to_dict(),
@@ -41,17 +42,17 @@ def state_to_dict(state: SessionState) -> dict[str, Any]:
         "version": state.version,
         "position": state.position,
         "model_calls": state.model_calls,
-        "message_versions": state.message_versions,
-        "message_hashes": state.message_hashes,
+        "message_versions": int_column_text(state.message_versions),
+        "message_hashes": state.message_hashes.to_text(),
         "issue_counts": state.issue_counts,
         "pin_log": [[at, pin, list(ids)] for at, pin, ids in state.pin_log],
-        "event_positions": state.event_positions,
-        "event_times": [moment.isoformat() for moment in state.event_times],
+        "event_positions": int_column_text(state.event_positions),
+        "event_times": int_column_text(state.event_times),
         "model_call_versions": state.model_call_versions,
         "chain": state.chain.to_dict(),
         "unreadable": [u.as_dict() for u in state.unreadable],
         "erased": sorted(state.erased),
-        "message_event_ids": state.message_event_ids,
+        "message_event_ids": state.message_event_ids.to_text(),
         "masks": [mask.as_dict() for mask in state.masks.values()],
     }
 
@@ -70,7 +71,7 @@ def decode_state(data: bytes, bodies: Bodies | None = None) -> SessionState:
         ids=ids,
         roles=[_ROLES[code] for code in raw["roles"]],
         bodies=bodies if bodies is not None else HeldBodies(),
-        tokens=dict(zip(ids, raw["tokens"], strict=True)),
+        token_counts=int_column(raw["tokens"]),
         encoding_of=raw["encoding_of"],
         index_of={message_id: i for i, message_id in enumerate(ids)},
         pinned=set(raw["pinned"]),
@@ -80,17 +81,17 @@ def decode_state(data: bytes, bodies: Bodies | None = None) -> SessionState:
         version=raw["version"],
         position=raw["position"],
         model_calls=raw["model_calls"],
-        message_versions=raw["message_versions"],
-        message_hashes=raw["message_hashes"],
+        message_versions=int_column(raw["message_versions"]),
+        message_hashes=HashColumn(base64.b64decode(raw["message_hashes"])),
         issue_counts=raw["issue_counts"],
         pin_log=[(at, pin, tuple(ids)) for at, pin, ids in raw["pin_log"]],
-        event_positions=raw["event_positions"],
-        event_times=[datetime.fromisoformat(t) for t in raw["event_times"]],
+        event_positions=int_column(raw["event_positions"]),
+        event_times=int_column(raw["event_times"]),
         model_call_versions=raw["model_call_versions"],
         chain=SummaryChain.from_dict(raw["chain"]),
         unreadable=[Unreadable(**u) for u in raw["unreadable"]],
         erased=set(raw["erased"]),
-        message_event_ids=raw["message_event_ids"],
+        message_event_ids=IdColumn(base64.b64decode(raw["message_event_ids"])),
     )
     for mask in raw["masks"]:
         state.add_mask(Mask(**mask))
@@ -99,7 +100,7 @@ def decode_state(data: bytes, bodies: Bodies | None = None) -> SessionState:
     commits = {state.chain.committed_at(version) for version in state.chain.committed}
     state.unchecked = {at for at in commits if at is not None}
     state.unchecked.update(mask.version for mask in state.masks.values())
-    state.unchecked_groups = set(range(len(state.grouper.starts)))
+    state.snapshot_groups = len(state.grouper.starts)
     return state
 
 

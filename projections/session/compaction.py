@@ -22,7 +22,7 @@ counter and the clock are passed in.
 from __future__ import annotations
 
 from bisect import bisect_left, bisect_right
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from datetime import datetime
 
@@ -158,7 +158,7 @@ def _keep(cut: Cut, options: CompactionOptions, limit: int) -> int:
     return keep
 
 
-def _tool_heavy(chunk: list[Message], tokens: dict[str, int]) -> bool:
+def _tool_heavy(chunk: list[Message], tokens: Mapping[str, int]) -> bool:
     results = sum(tokens[m.id] for m in chunk if m.role == "tool")
     return results * 2 > sum(tokens[m.id] for m in chunk)
 

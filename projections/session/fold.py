@@ -21,6 +21,7 @@ from pydantic import ValidationError
 from eventstore import RecordedEvent
 from projections.session.bodies import ERASED, BodyCache, CachedBodies, erased_message
 from projections.session.codec import decode_state, encode_state
+from projections.session.columns import microseconds
 from projections.session.events import (
     SESSION_EVENTS,
     MessageAppended,
@@ -166,7 +167,8 @@ class SessionView:
     #: 3: event ids of messages, masked tool results.
     #: 4: erased summaries in the chain; a tainted head serves its nearest servable ancestor.
     #: 5: an index over the log: no message bodies in the state or its snapshots.
-    version = 5
+    #: 6: the index's columns packed (hashes, event ids, versions, positions, times, tokens).
+    version = 6
 
     def __init__(self, bodies: BodyCache | None = None) -> None:
         #: Where the runner's states keep bodies (None: each state holds its own).
@@ -209,7 +211,7 @@ class SessionView:
         state.version = event.version
         state.position = event.position
         state.event_positions.append(event.position)
-        state.event_times.append(event.recorded_at)
+        state.event_times.append(microseconds(event.recorded_at))
         return state
 
     @classmethod

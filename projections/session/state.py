@@ -3,9 +3,10 @@ earlier version, cut out of the latest state without refolding. Pure: no I/O."""
 
 from __future__ import annotations
 
+from array import array
 from bisect import bisect_right
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field, replace
+from dataclasses import InitVar, dataclass, field, replace
 from datetime import datetime
 from typing import Any
 
@@ -14,6 +15,13 @@ from blake3 import blake3
 from projections.context.grouping import Grouper, ProtocolIssue
 from projections.context.messages import Message
 from projections.session.bodies import Bodies, BodyNotLoadedError, HeldBodies
+from projections.session.columns import (
+    HashColumn,
+    IdColumn,
+    TokenColumn,
+    microseconds,
+    packed_ints,
+)
 from projections.summaries.chain import CommittedSummary, SummaryChain
 
 __all__ = ["Cut", "Mask", "SessionState", "Unreadable"]
@@ -74,7 +82,7 @@ class SessionState:
     ids: list[str] = field(default_factory=list)  # message ids, in order
     roles: list[str] = field(default_factory=list)  # message roles, in order
     bodies: Bodies = field(default_factory=HeldBodies)  # not part of the index
-    tokens: dict[str, int] = field(default_factory=dict)
+    tokens: TokenColumn = field(init=False)  # by message id, read through index_of
     encoding_of: dict[str, str] = field(default_factory=dict)
     index_of: dict[str, int] = field(default_factory=dict)
     pinned: set[str] = field(default_factory=set)
@@ -84,24 +92,31 @@ class SessionState:
     version: int = 0
     position: int = 0
     model_calls: int = 0
-    message_versions: list[int] = field(default_factory=list)  # stream version of each message
-    message_hashes: list[str] = field(default_factory=list)  # event hash of each message
+    message_versions: array[int] = field(default_factory=packed_ints)  # each message's version
+    message_hashes: HashColumn = field(default_factory=HashColumn)  # each message's event hash
     issue_counts: list[int] = field(default_factory=list)  # messages seen when an issue was found
     pin_log: list[tuple[int, bool, tuple[str, ...]]] = field(default_factory=list)
-    event_positions: list[int] = field(default_factory=list)  # index v - 1 holds version v's
-    event_times: list[datetime] = field(default_factory=list)
+    event_positions: array[int] = field(default_factory=packed_ints)  # [v - 1]: version v's
+    event_times: array[int] = field(default_factory=packed_ints)  # µs since the epoch, likewise
     model_call_versions: list[int] = field(default_factory=list)
     chain: SummaryChain = field(default_factory=SummaryChain)
     unreadable: list[Unreadable] = field(default_factory=list)
     erased: set[int] = field(default_factory=set)  # indexes of erased messages
-    message_event_ids: list[str] = field(default_factory=list)  # event id of each message
+    message_event_ids: IdColumn = field(default_factory=IdColumn)  # each message's event id
     masks: dict[str, Mask] = field(default_factory=dict)  # by message id
     group_masks: dict[int, list[Mask]] = field(default_factory=dict)  # derived from masks
     #: versions of the events whose summaries and masks this state took from a snapshot and
     #: has not checked against the log yet (:mod:`projections.session.checks`); not saved
     unchecked: set[int] = field(default_factory=set)
-    #: groups whose bounds and sizes came from a snapshot and are not checked yet (not saved)
-    unchecked_groups: set[int] = field(default_factory=set)
+    #: groups ``[0, snapshot_groups)`` came from a snapshot; those in ``checked_groups`` have
+    #: been checked against their messages in the log since (neither is saved)
+    snapshot_groups: int = 0
+    checked_groups: set[int] = field(default_factory=set)
+
+    token_counts: InitVar[array[int] | None] = None
+
+    def __post_init__(self, token_counts: array[int] | None) -> None:
+        self.tokens = TokenColumn(self.index_of, token_counts)
 
     @property
     def encodings(self) -> set[str]:
@@ -118,6 +133,13 @@ class SessionState:
         ``SessionView.fold``). A ledger's cached state is an index that holds none
         (:class:`BodyNotLoadedError`): ask the session (``Session.messages()``) instead."""
         return self.cut().messages()
+
+    def approx_bytes(self) -> int:
+        """About how much memory the index holds: 300 bytes a message (measured at 100,000
+        messages, its columns packed), and about 4 bytes a token of each summary's text and
+        500 bytes a mask on top (cheap to compute: the runner asks at every use)."""
+        summaries = 4 * sum(c.tokens for c in self.chain.committed.values())
+        return 300 * len(self.ids) + summaries + 500 * len(self.masks)
 
     @property
     def count(self) -> int:
@@ -142,7 +164,7 @@ class SessionState:
         self.message_versions.append(version)
         self.message_hashes.append(event_hash)
         self.message_event_ids.append(event_id)
-        self.tokens[message.id] = tokens
+        self.tokens.append(tokens)
         self.grouper.add(message)
         self.issue_counts += [len(self.ids)] * (len(self.grouper.issues) - issues_before)
         if len(self.grouper.starts) > groups_before:
@@ -178,7 +200,7 @@ class SessionState:
         if position is not None:
             return bisect_right(self.event_positions, position)
         if time is not None:
-            return bisect_right(self.event_times, time)
+            return bisect_right(self.event_times, microseconds(time))
         return self.version
 
     def cut(self, version: int | None = None) -> Cut:

@@ -1,5 +1,6 @@
 """Benchmark of the memory a ledger holds for cached sessions: resident memory with 100
-sessions of 10,000 messages each in the session cache, and the same with a smaller LRU bound.
+sessions of 10,000 messages each rendered once, under the default byte bounds of the session
+indexes (``cached_bytes``) and the bodies (``body_cache_bytes``), and under a smaller one.
 
     python -m tests.benchmarks.bench_memory            # 100 sessions of 10,000 messages
     python -m tests.benchmarks.bench_memory --quick    # 10 sessions of 1,000 (a smoke run)
@@ -7,9 +8,10 @@ sessions of 10,000 messages each in the session cache, and the same with a small
 The sessions are the context benchmark's conversation (1-2 KB chat messages, tool calls and
 their results), written with ``Session.append_events`` (the messages are counted once and the
 same ``MessageAppended`` events go to every session). Each measurement runs in a fresh child
-process: it opens the file, renders every session once (so each state is folded and cached,
-or evicted by the LRU bound) and reports its resident set (``VmRSS``) against the same process
-before the first render. Nothing here asserts a figure.
+process: it opens the file, renders every session once (so each index is loaded and cached,
+or evicted by the byte bound) and reports its resident set (``VmRSS``) against the same
+process before the first render, beside what the ledger estimates it holds. Nothing here
+asserts a figure.
 """
 
 from __future__ import annotations
@@ -62,22 +64,31 @@ async def build(path: Path, sessions: int, messages: int) -> float:
     return time.perf_counter() - began
 
 
-async def measure(path: Path, sessions: int, cached: int) -> dict[str, float]:
-    """Render every session once with an LRU bound of ``cached``: the resident set grown."""
+async def measure(path: Path, sessions: int, cached_mb: int) -> dict[str, float]:
+    """Render every session once with the indexes bounded to ``cached_mb`` (and the default
+    body cache): the resident set grown, and what the ledger says it holds."""
     async with EventStore.open(path) as store:
-        ledger = Ledger(store, counter=TiktokenCounter(), cached_sessions=cached)
+        ledger = Ledger(store, counter=TiktokenCounter(), cached_bytes=cached_mb * 2**20)
         await ledger.session(TENANT, "s0").render(BUDGET)  # imports and the tokenizer loaded
         before = resident_mb()
         began = time.perf_counter()
         for index in range(sessions):
             await ledger.session(TENANT, f"s{index}").render(BUDGET)
         seconds = time.perf_counter() - began
-        return {"before": before, "after": resident_mb(), "seconds": seconds}
+        return {
+            "before": before,
+            "after": resident_mb(),
+            "seconds": seconds,
+            "held": len(ledger.sessions.cached_keys()),
+            "index_mb": ledger.sessions.cached_bytes() / 2**20,
+            "bodies_mb": ledger.bodies.bytes / 2**20,
+            "bound_mb": cached_mb + ledger.bodies.max_bytes / 2**20,
+        }
 
 
-def child(path: Path, sessions: int, cached: int) -> dict[str, float]:
+def child(path: Path, sessions: int, cached_mb: int) -> dict[str, float]:
     command = [sys.executable, "-m", "tests.benchmarks.bench_memory", "--measure", str(path)]
-    command += ["--sessions", str(sessions), "--cached", str(cached)]
+    command += ["--sessions", str(sessions), "--cached-mb", str(cached_mb)]
     done = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, check=True)
     figures: dict[str, float] = json.loads(done.stdout)
     return figures
@@ -89,10 +100,10 @@ def main() -> None:
     parser.add_argument("--measure", type=Path, help=argparse.SUPPRESS)
     parser.add_argument("--sessions", type=int, default=100)
     parser.add_argument("--messages", type=int, default=10_000)
-    parser.add_argument("--cached", type=int, default=256, help=argparse.SUPPRESS)
+    parser.add_argument("--cached-mb", type=int, default=256, help=argparse.SUPPRESS)
     arguments = parser.parse_args()
     if arguments.measure is not None:
-        figures = asyncio.run(measure(arguments.measure, arguments.sessions, arguments.cached))
+        figures = asyncio.run(measure(arguments.measure, arguments.sessions, arguments.cached_mb))
         print(json.dumps(figures))
         return
     sessions, messages = (10, 1000) if arguments.quick else (arguments.sessions, arguments.messages)
@@ -102,16 +113,15 @@ def main() -> None:
         size = path.stat().st_size / 2**20
         built = f"{sessions} sessions of {messages:,} messages"
         print(f"built {built} in {seconds:.0f} s ({size:,.0f} MB)")
-        print("| LRU bound (cached_sessions) | sessions held | RSS before MB | RSS after MB "
-              "| grown MB | per held session MB | per message KB | fold s |")  # fmt: skip
-        print("|---:|---:|---:|---:|---:|---:|---:|---:|")
-        for cached in (256, max(1, sessions // 10)):
-            figures = child(path, sessions, cached)
-            held = min(cached, sessions)
+        print("| index bound MB (cached_bytes) | sessions held | index MB (its estimate) "
+              "| bodies MB | bound MB (index + bodies) | RSS grown MB | fold s |")  # fmt: skip
+        print("|---:|---:|---:|---:|---:|---:|---:|")
+        for cached_mb in (256, 16):
+            figures = child(path, sessions, cached_mb)
             grown = figures["after"] - figures["before"]
             print(
-                f"| {cached} | {held} | {figures['before']:.0f} | {figures['after']:.0f} "
-                f"| {grown:.0f} | {grown / held:.1f} | {grown * 1024 / (held * messages):.2f} "
+                f"| {cached_mb} | {figures['held']:.0f} | {figures['index_mb']:.1f} "
+                f"| {figures['bodies_mb']:.1f} | {figures['bound_mb']:.0f} | {grown:.0f} "
                 f"| {figures['seconds']:.1f} |"
             )
 

@@ -16,6 +16,7 @@ import pytest
 from eventstore import EventStore, Snapshot
 from projections.context.budget import Budget
 from projections.ledger import Ledger
+from projections.session.columns import int_column, int_column_text
 from projections.snapshot_audit import audit_snapshots
 from tests.projections.test_cli import ctxledger
 from tests.projections.test_masking import lookup
@@ -53,7 +54,9 @@ async def _served(store: EventStore) -> tuple[str, Ledger]:
 
 def _served_text(state: dict[str, Any]) -> None:
     """The newest message's token count (a served row) halved."""
-    state["tokens"][-1] //= 2
+    tokens = int_column(state["tokens"])
+    tokens[-1] //= 2
+    state["tokens"] = int_column_text(tokens)
 
 
 def _left_out_size(state: dict[str, Any]) -> None:

@@ -7,9 +7,12 @@ from pathlib import Path
 
 from eventstore import EventStore
 from eventstore.records import ERASURE_STREAM
+from projections.context.budget import Budget
 from projections.ledger import Ledger
 from projections.session.codec import state_digest
 from projections.session.fold import ERASED
+
+BUDGET = Budget(context_limit=2000, max_output_tokens=0, tool_reserve=0, safety_margin=0)
 
 
 def turn(index: int) -> dict[str, str]:
@@ -64,3 +67,26 @@ async def test_one_read_gives_the_stream_and_the_watched_head(tmp_path: Path) ->
         assert (erasures.stream_id, erasures.version) == (ERASURE_STREAM, 1)
         head = await store.stream_head("acme", ERASURE_STREAM)
         assert erasures == head
+
+
+async def test_the_cache_of_indexes_and_bodies_keeps_its_byte_bounds(tmp_path: Path) -> None:
+    async with EventStore.open(tmp_path / "ledger.db") as store:
+        writer = Ledger(store)
+        for name in range(6):
+            await writer.session("acme", f"s{name}").append(
+                [{"id": f"m{i}", "role": "user", "content": "a message " * 20} for i in range(200)]
+            )
+        per_session = (await writer.session("acme", "s0").latest()).approx_bytes()
+        bound, bodies = 3 * per_session, 40_000
+        reader = Ledger(store, cached_bytes=bound, body_cache_bytes=bodies)
+        for name in range(6):
+            session = reader.session("acme", f"s{name}")
+            await session.render(BUDGET)
+            assert len(await session.messages()) == 200  # every body read back, checked
+            assert reader.sessions.cached_bytes() <= bound
+            assert reader.bodies.bytes <= bodies
+        assert [key for _, key in reader.sessions.cached_keys()] == ["s3", "s4", "s5"]
+        # Evicted states and bodies are read again from snapshots and the log, the same.
+        again = await reader.session("acme", "s0").render(BUDGET)
+        first = await writer.session("acme", "s0").render(BUDGET)
+        assert again.wire == first.wire

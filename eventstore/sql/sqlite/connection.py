@@ -14,7 +14,7 @@ from __future__ import annotations
 import sqlite3
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Concatenate, ParamSpec, TypeVar
 
 import aiosqlite
 from sqlalchemy.exc import DBAPIError
@@ -25,6 +25,7 @@ from eventstore.errors import LedgerError, StorageError
 __all__ = ["RESULT_CODES", "check_path", "connect", "run_in_worker", "storage_error"]
 
 T = TypeVar("T")
+P = ParamSpec("P")
 
 # SQLite's primary result codes (https://sqlite.org/rescode.html) and what to tell the user.
 _BUSY, _LOCKED, _READONLY, _IOERR, _CORRUPT, _FULL, _CANTOPEN = 5, 6, 8, 10, 11, 13, 14
@@ -90,9 +91,13 @@ async def connect(engine: AsyncEngine, path: str) -> AsyncConnection:
 
 
 async def run_in_worker(
-    connection: AsyncConnection, path: str, fn: Callable[..., T], *args: Any
+    connection: AsyncConnection,
+    path: str,
+    fn: Callable[Concatenate[sqlite3.Connection, P], T],
+    *args: P.args,
+    **kwargs: P.kwargs,
 ) -> T:
-    """Run ``fn(sqlite3_connection, *args)`` in the connection's worker thread."""
+    """Run ``fn(sqlite3_connection, *args, **kwargs)`` in the connection's worker thread."""
     raw = await connection.get_raw_connection()
     driver = raw.driver_connection
     if not isinstance(driver, aiosqlite.Connection) or not hasattr(driver, "_execute"):
@@ -103,7 +108,7 @@ async def run_in_worker(
     database: sqlite3.Connection = driver._conn
 
     def in_thread() -> T:
-        return fn(database, *args)
+        return fn(database, *args, **kwargs)
 
     try:
         result: T = await driver._execute(in_thread)  # type: ignore[no-untyped-call]

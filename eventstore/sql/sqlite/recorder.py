@@ -11,10 +11,10 @@ from __future__ import annotations
 
 import asyncio
 import os
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import replace
 from pathlib import Path
-from typing import Any, Final, TypeVar
+from typing import Any, Final, ParamSpec, TypeVar
 from urllib.parse import quote
 
 from sqlalchemy import event as sa_event
@@ -40,12 +40,14 @@ from eventstore.sql.sqlite.connection import check_path, connect, run_in_worker
 from eventstore.sql.sqlite.erasure import SqliteErasure
 from eventstore.sql.sqlite.schema_steps import SqliteSchemaSteps
 from eventstore.sql.sqlite.statements import statements
+from eventstore.sql.sqlite.worker import Step
 from eventstore.timestamps import timestamp_now
 
 __all__ = ["SYNCHRONOUS_MODES", "SqliteRecorder"]
 
 SYNCHRONOUS_MODES: Final = ("OFF", "NORMAL", "FULL", "EXTRA")
 T = TypeVar("T")
+P = ParamSpec("P")
 _IDLE_READERS = 4  # reader connections kept open between reads (each has a worker thread)
 
 
@@ -102,7 +104,7 @@ class SqliteRecorder:
         engine = self._create_engine()
         try:
             self._writer = await connect(engine, self.path)
-            steps = SqliteSchemaSteps(self, self._writer)
+            steps = SqliteSchemaSteps(self.path, self._writer)
             if not self.create:
                 await refuse_missing_schema(steps)  # before the journal mode writes a header
             if self.read_only:
@@ -161,10 +163,12 @@ class SqliteRecorder:
 
     # -- running in the worker thread --------------------------------------------------------
 
-    async def _run(self, connection: AsyncConnection, fn: Callable[..., T], *args: Any) -> T:
-        return await run_in_worker(connection, self.path, fn, *args)
+    async def _run(
+        self, connection: AsyncConnection, fn: Step[P, T], *args: P.args, **kwargs: P.kwargs
+    ) -> T:
+        return await run_in_worker(connection, self.path, fn, *args, **kwargs)
 
-    async def _read(self, fn: Callable[..., T], *args: Any) -> T:
+    async def _read(self, fn: Step[P, T], *args: P.args, **kwargs: P.kwargs) -> T:
         # Readers are kept checked out and reused: a checkout from SQLAlchemy's pool and its
         # return (which rolls back, one more hop to the worker thread) cost about as much as
         # a small read itself. Every read function leaves no transaction open (autocommit, or
@@ -174,7 +178,7 @@ class SqliteRecorder:
         if connection is None:
             connection = await connect(engine, self.path)
         try:
-            result = await self._run(connection, fn, *args)
+            result = await self._run(connection, fn, *args, **kwargs)
         except BaseException:
             await connection.close()
             raise
@@ -184,11 +188,11 @@ class SqliteRecorder:
             await connection.close()
         return result
 
-    async def _write(self, fn: Callable[..., T], *args: Any) -> T:
+    async def _write(self, fn: Step[P, T], *args: P.args, **kwargs: P.kwargs) -> T:
         self._ready()
         async with self._write_lock:
             assert self._writer is not None
-            return await self._run(self._writer, worker.in_transaction(fn), *args)
+            return await self._run(self._writer, worker.in_transaction(fn), *args, **kwargs)
 
     def _ready(self) -> AsyncEngine:
         if self._engine is None:
@@ -222,7 +226,7 @@ class SqliteRecorder:
             assert writer is not None
             await self._run(writer, worker.begin)
             try:
-                steps = SqliteErasure(self, writer, tenant_id)
+                steps = SqliteErasure(self.path, writer, tenant_id)
                 outcome = await run_erasure(
                     steps, tenant_id, event_ids, make_erasure, timestamp_now(), expected_position
                 )

@@ -5,18 +5,15 @@ from __future__ import annotations
 import sqlite3
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
-from typing import TYPE_CHECKING
 
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 import eventstore.sql.sqlite.worker as worker
 from eventstore.sql.schema import SCHEMA_VERSION
 from eventstore.sql.setup import HASH_SPEC
+from eventstore.sql.sqlite.connection import run_in_worker
 from eventstore.sql.sqlite.ddl import ddl_statements
 from eventstore.sql.sqlite.statements import statements
-
-if TYPE_CHECKING:
-    from eventstore.sql.sqlite.recorder import SqliteRecorder
 
 __all__ = ["SqliteSchemaSteps"]
 
@@ -25,35 +22,35 @@ class SqliteSchemaSteps:
     """:class:`~eventstore.sql.setup.SchemaSteps` on the writer connection; the set-up lock is
     ``BEGIN IMMEDIATE`` (SQLite's database-wide write lock)."""
 
-    def __init__(self, recorder: SqliteRecorder, writer: AsyncConnection) -> None:
-        self.recorder = recorder
+    def __init__(self, path: str, writer: AsyncConnection) -> None:
+        self.path = path  # the database file, named in errors
         self.writer = writer
-        self.where = recorder.path
+        self.where = path
 
     async def schema_version(self) -> int | None:
-        return await self.recorder._run(self.writer, _schema_version)
+        return await run_in_worker(self.writer, self.path, _schema_version)
 
     async def has_foreign_tables(self) -> bool:
-        return await self.recorder._run(self.writer, _has_tables)
+        return await run_in_worker(self.writer, self.path, _has_tables)
 
     @asynccontextmanager
     async def exclusive(self) -> AsyncIterator[None]:
-        await self.recorder._run(self.writer, worker.begin)
+        await run_in_worker(self.writer, self.path, worker.begin)
         try:
             yield
-            await self.recorder._run(self.writer, worker.commit)
+            await run_in_worker(self.writer, self.path, worker.commit)
         except BaseException:
-            await self.recorder._run(self.writer, worker.rollback)
+            await run_in_worker(self.writer, self.path, worker.rollback)
             raise
 
     async def create_schema(self) -> None:
-        await self.recorder._run(self.writer, _run_all, ddl_statements())
+        await run_in_worker(self.writer, self.path, _run_all, ddl_statements())
 
     async def record_version(self, *, fresh: bool) -> None:
         rows = [("schema_version", str(SCHEMA_VERSION))]
         if fresh:
             rows.append(("hash_spec", HASH_SPEC))
-        await self.recorder._run(self.writer, worker.executemany, statements().meta_put, rows)
+        await run_in_worker(self.writer, self.path, worker.executemany, statements().meta_put, rows)
 
 
 def _tables(db: sqlite3.Connection) -> set[str]:

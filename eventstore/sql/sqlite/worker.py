@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import sqlite3
 from collections.abc import Callable, Sequence
-from typing import Any, TypeVar
+from typing import Any, Concatenate, ParamSpec, TypeAlias, TypeVar
 
 from eventstore.errors import ConcurrencyError, IdempotencyConflict, StorageError
 from eventstore.ids import id_bytes
@@ -44,16 +44,19 @@ __all__ = [
 ]
 
 T = TypeVar("T")
+P = ParamSpec("P")
+#: A step run in the worker thread: the SQLite connection, then its own typed arguments.
+Step: TypeAlias = Callable[Concatenate[sqlite3.Connection, P], T]
 _ID_CHUNK = 500  # ids per IN (...) list, well under SQLite's bound-parameter limit
 
 
-def in_transaction(fn: Callable[..., T]) -> Callable[..., T]:
+def in_transaction(fn: Step[P, T]) -> Step[P, T]:
     """``fn`` inside ``BEGIN IMMEDIATE`` … ``COMMIT`` (rolled back on any error)."""
 
-    def run(db: sqlite3.Connection, *args: Any) -> T:
+    def run(db: sqlite3.Connection, /, *args: P.args, **kwargs: P.kwargs) -> T:
         db.execute("BEGIN IMMEDIATE")
         try:
-            result = fn(db, *args)
+            result = fn(db, *args, **kwargs)
             db.execute("COMMIT")
             return result
         except BaseException:
@@ -64,13 +67,13 @@ def in_transaction(fn: Callable[..., T]) -> Callable[..., T]:
     return run
 
 
-def in_read_transaction(fn: Callable[..., T]) -> Callable[..., T]:
+def in_read_transaction(fn: Step[P, T]) -> Step[P, T]:
     """``fn`` inside one read transaction (a consistent snapshot of the file)."""
 
-    def run(db: sqlite3.Connection, *args: Any) -> T:
+    def run(db: sqlite3.Connection, /, *args: P.args, **kwargs: P.kwargs) -> T:
         db.execute("BEGIN")
         try:
-            return fn(db, *args)
+            return fn(db, *args, **kwargs)
         finally:
             if db.in_transaction:
                 db.execute("COMMIT")

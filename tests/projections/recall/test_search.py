@@ -101,11 +101,12 @@ async def test_feedback_expansion_adds_what_the_best_hits_share(store: EventStor
             {"id": "m10", "role": "user", "content": "Sunset over West Lake in Hangzhou!"},
         ]
     )
-    plain = await find(ledger, "acme", "Hangzhou sunset", scopes=["session/trip"])
-    expanded = await find(ledger, "acme", "Hangzhou sunset", scopes=["session/trip"], expand=True)
+    index = ledger.read_model(SEARCH_INDEX)
+    plain = await find(index, "acme", "Hangzhou sunset", scopes=["session/trip"])
+    expanded = await find(index, "acme", "Hangzhou sunset", scopes=["session/trip"], expand=True)
     assert [h.message.message_id for h in plain][:1] == [h.message.message_id for h in expanded][:1]
     # "west" and "lake", shared by the best hits, find m9, which has no query term
     assert "m9" not in [h.message.message_id for h in plain]
     assert "m9" in [h.message.message_id for h in expanded]
-    again = await find(ledger, "acme", "Hangzhou sunset", scopes=["session/trip"], expand=True)
+    again = await find(index, "acme", "Hangzhou sunset", scopes=["session/trip"], expand=True)
     assert again == expanded  # deterministic
