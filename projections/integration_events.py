@@ -15,11 +15,17 @@ __all__ = [
     "ADK_STATE_CHANGED",
     "GENERATION_STARTED",
     "INTEGRATION_EVENTS",
+    "LANGGRAPH_CHECKPOINT_SAVED",
+    "LANGGRAPH_THREAD_DELETED",
+    "LANGGRAPH_WRITES_SAVED",
     "AdkEventAppended",
     "AdkSessionCreated",
     "AdkSessionDeleted",
     "AdkStateChanged",
     "GenerationStarted",
+    "LangGraphCheckpointSaved",
+    "LangGraphThreadDeleted",
+    "LangGraphWritesSaved",
 ]
 
 GENERATION_STARTED = "GenerationStarted"
@@ -27,6 +33,11 @@ ADK_SESSION_CREATED = "AdkSessionCreated"
 ADK_EVENT_APPENDED = "AdkEventAppended"
 ADK_SESSION_DELETED = "AdkSessionDeleted"
 ADK_STATE_CHANGED = "AdkStateChanged"
+LANGGRAPH_CHECKPOINT_SAVED = "LangGraphCheckpointSaved"
+LANGGRAPH_WRITES_SAVED = "LangGraphWritesSaved"
+LANGGRAPH_THREAD_DELETED = "LangGraphThreadDeleted"
+#: A value as LangGraph's serde typed it: ``[type, base64 of the bytes]``.
+Packed = tuple[str, str]
 
 _MODEL = ConfigDict(frozen=True, extra="forbid")
 
@@ -93,6 +104,41 @@ class AdkStateChanged(BaseModel):
     source: str
 
 
+class LangGraphCheckpointSaved(BaseModel):
+    """A LangGraph checkpoint of one namespace: the checkpoint without its channel values,
+    its metadata, and the channels whose version changed, whole (``blobs``: channel ->
+    ``[version, value]``) or as what was appended to the list stored at ``base``
+    (``deltas``: channel -> ``[version, base, items]``)."""
+
+    model_config = _MODEL
+
+    ns: str
+    id: str = Field(min_length=1)
+    parent: str | None
+    checkpoint: Packed
+    metadata: Packed
+    blobs: dict[str, tuple[str, Packed]]
+    deltas: dict[str, tuple[str, str, Packed]] = Field(default_factory=dict)
+
+
+class LangGraphWritesSaved(BaseModel):
+    """A task's pending writes for a checkpoint: ``[index, channel, value]`` each."""
+
+    model_config = _MODEL
+
+    ns: str
+    checkpoint_id: str = Field(min_length=1)
+    task_id: str
+    task_path: str
+    writes: list[tuple[int, str, Packed]]
+
+
+class LangGraphThreadDeleted(BaseModel):
+    """The thread was deleted: what came before in its stream is erased and forgotten."""
+
+    model_config = _MODEL
+
+
 #: Every integration event type, by name.
 INTEGRATION_EVENTS: dict[str, type[BaseModel]] = {
     GENERATION_STARTED: GenerationStarted,
@@ -100,4 +146,7 @@ INTEGRATION_EVENTS: dict[str, type[BaseModel]] = {
     ADK_EVENT_APPENDED: AdkEventAppended,
     ADK_SESSION_DELETED: AdkSessionDeleted,
     ADK_STATE_CHANGED: AdkStateChanged,
+    LANGGRAPH_CHECKPOINT_SAVED: LangGraphCheckpointSaved,
+    LANGGRAPH_WRITES_SAVED: LangGraphWritesSaved,
+    LANGGRAPH_THREAD_DELETED: LangGraphThreadDeleted,
 }

@@ -155,6 +155,11 @@ class ProjectionRunner(Generic[S]):
             self.distrusts.append(f"{tenant_id}/{key}: {why}")
             _log.warning("rebuilding %s/%s from the log: %s", tenant_id, key, why)
 
+    async def check_erasures(self, tenant_id: str) -> None:
+        """Drop the tenant's cached states if its erasure stream moved since they were built
+        (before reading them with :meth:`cached`, which reads nothing)."""
+        await self._forget_if_erased(tenant_id)
+
     def forget(self, tenant_id: str) -> None:
         """Drop every cached state of a tenant."""
         for slot in [s for s in self._cache if s[0] == tenant_id]:

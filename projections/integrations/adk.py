@@ -24,7 +24,6 @@ payloads of the session's events: never a silent row delete, and ``verify`` stay
 from __future__ import annotations
 
 import uuid
-from collections.abc import Callable
 from typing import Any, TypeVar
 
 from google.adk.errors.already_exists_error import AlreadyExistsError
@@ -42,14 +41,15 @@ from uuid_utils.compat import uuid7
 
 from eventstore import ConcurrencyError, EventStore, NewEvent, RecordedEvent
 from eventstore.names import validate_tenant
-from eventstore.records import ERASURE_STREAM
 from projections.adk_ids import adk_id, adk_name
 from projections.integration_events import AdkEventAppended
 from projections.integrations.adk_fold import (
     EVENT_APPENDED,
     SESSION_CREATED,
     SESSION_DELETED,
+    SESSION_FOLDS,
     STATE_CHANGED,
+    STATE_FOLDS,
     SessionFold,
     StaleSessionError,
     StateFold,
@@ -58,6 +58,7 @@ from projections.integrations.adk_fold import (
 )
 from projections.integrations.adk_mirror import AdkMirror
 from projections.ledger import Ledger
+from projections.runner import ProjectionRunner
 
 __all__ = ["LedgerSessionService", "StaleSessionError"]
 
@@ -98,11 +99,11 @@ class LedgerSessionService(BaseSessionService):
         self.store = store
         self.tenant_id = validate_tenant(tenant_id)
         self.mirror = AdkMirror(ledger or Ledger(store), self.tenant_id) if mirror else None
-        # Each session stream folded so far, caught up from its last version on every read:
-        # loading or appending costs the new events, not the session's length.
-        self._folds: dict[str, SessionFold] = {}
-        self._states: dict[str, StateFold] = {}
-        self._erasures = -1  # the erasure stream's version the folds were built under
+        # Each stream's fold lives on the ledger's runner, caught up from its last version on
+        # every read: loading or appending costs the new events, not the session's length.
+        ledger = self.mirror.ledger if self.mirror is not None else ledger or Ledger(store)
+        self._folds = ledger.projection(SESSION_FOLDS)
+        self._states = ledger.projection(STATE_FOLDS)
 
     # -- streams -----------------------------------------------------------------------------
 
@@ -122,33 +123,24 @@ class LedgerSessionService(BaseSessionService):
         return f"adk-user/{_name('app name', app_name)}/{_name('user id', user_id)}"
 
     async def _fold_state(self, stream: str, head: int | None = None) -> dict[str, Any]:
-        return dict((await self._caught_up(self._states, stream, head, StateFold)).state)
+        return dict((await self._caught_up(self._states, stream, head)).state)
 
     async def _fold(self, stream: str, head: int | None = None) -> SessionFold:
-        return await self._caught_up(self._folds, stream, head, SessionFold)
+        return await self._caught_up(self._folds, stream, head)
 
-    async def _caught_up(
-        self, folds: dict[str, F], stream: str, head: int | None, new: Callable[[], F]
-    ) -> F:
+    async def _appended(self, stream: str, recorded: RecordedEvent) -> SessionFold:
+        """The session fold with the event this service just appended folded in (no read when
+        the cached fold was right behind it)."""
+        await self._folds.advance(self.tenant_id, stream, [recorded], [])
+        return await self._fold(stream, recorded.version)
+
+    async def _caught_up(self, folds: ProjectionRunner[F], stream: str, head: int | None) -> F:
         """The stream folded up to its head (reading only what is new; nothing when the caller
-        knows the ``head`` version and the fold is there already)."""
-        if head is None:
-            await self._drop_if_erased()
-        fold = folds.setdefault(stream, new())
-        if head is None or fold.version < head:
-            fold.feed(
-                await self.store.read_stream(self.tenant_id, stream, from_version=fold.version + 1)
-            )
-        return fold
-
-    async def _drop_if_erased(self) -> None:
-        """Forget every fold when an erasure happened since they were built: what they hold
-        may come from payloads that are gone now."""
-        erasures = (await self.store.stream_head(self.tenant_id, ERASURE_STREAM)).version
-        if erasures != self._erasures:
-            self._folds.clear()
-            self._states.clear()
-            self._erasures = erasures
+        knows the ``head`` version and the cached fold is there already)."""
+        cached = folds.cached(self.tenant_id, stream)
+        if head is not None and cached is not None and cached.version >= head:
+            return cached
+        return await folds.current(self.tenant_id, stream)
 
     async def _shared_deltas(
         self, app_name: str, user_id: str, source: RecordedEvent, state: dict[str, Any]
@@ -232,7 +224,7 @@ class LedgerSessionService(BaseSessionService):
             ],
             expected_version=fold.version,
         )
-        fold.feed([created])
+        fold = await self._appended(stream, created)
         await self._shared_deltas(app_name, user_id, created, initial)
         session = Session(
             app_name=app_name,
@@ -296,7 +288,8 @@ class LedgerSessionService(BaseSessionService):
         if user_id is not None:
             prefix += f"{_name('user id', user_id)}/"
         sessions = []
-        await self._drop_if_erased()
+        for folds in (self._folds, self._states):
+            await folds.check_erasures(self.tenant_id)
         # One read of every head; a fold already at its head is not read again.
         heads = {h.stream_id: h.version for h in await self.store.streams(self.tenant_id)}
         for stream_id in heads:
@@ -323,7 +316,7 @@ class LedgerSessionService(BaseSessionService):
             [NewEvent(type=SESSION_DELETED, data={"events": len(fold.ids)})],
             expected_version=fold.version,
         )
-        fold.feed([deleted])
+        fold = await self._appended(stream, deleted)
         if self.mirror is not None:
             readable += await self.mirror.event_ids(app_name, user_id, session_id.strip())
         await self.store.erase(
@@ -360,7 +353,7 @@ class LedgerSessionService(BaseSessionService):
                 f"session {session.id} changed while this event was written; reload it with "
                 f"get_session and retry"
             ) from None
-        fold.feed([recorded])
+        fold = await self._appended(stream, recorded)
         state_delta = (event.actions.state_delta if event.actions else None) or {}
         await self._shared_deltas(session.app_name, session.user_id, recorded, state_delta)
         if self.mirror is not None:

@@ -13,6 +13,7 @@ from google.adk.sessions.session import Session
 from google.adk.sessions.state import State
 
 from eventstore import RecordedEvent
+from projections.integrations.stream_view import StreamView
 
 try:  # recent ADK releases
     from google.adk.errors import StaleSessionError
@@ -27,10 +28,13 @@ __all__ = [
     "EVENT_APPENDED",
     "SESSION_CREATED",
     "SESSION_DELETED",
+    "SESSION_FOLDS",
     "STATE_CHANGED",
+    "STATE_FOLDS",
     "SessionFold",
     "StaleSessionError",
     "StateFold",
+    "StreamView",
     "adk_event",
     "refuse_stale",
     "split",
@@ -149,3 +153,7 @@ def refuse_stale(session: Session, fold: SessionFold) -> None:
             f"session {session.id} changed since this copy was loaded (its latest event "
             f"is {latest.id!r}); reload it with get_session and retry"
         )
+
+
+SESSION_FOLDS: StreamView[SessionFold] = StreamView("adk_session", SessionFold)
+STATE_FOLDS: StreamView[StateFold] = StreamView("adk_state", StateFold)

@@ -37,16 +37,19 @@ from langgraph.checkpoint.base import (
 )
 
 from eventstore import EventStore, NewEvent
+from projections.events import register_ledger_events
 from projections.integrations.langgraph_thread import (
     CHECKPOINT_SAVED,
     MISSING,
     THREAD_DELETED,
+    THREADS,
     WRITES_SAVED,
     ThreadState,
     pack,
     version_key,
 )
 from projections.integrations.loop_thread import LoopThread
+from projections.runner import ProjectionRunner
 
 __all__ = ["LedgerSaver"]
 
@@ -68,7 +71,8 @@ class LedgerSaver(BaseCheckpointSaver[str]):
         super().__init__(serde=serde)
         self.store = store
         self.tenant_id = tenant_id
-        self._threads: dict[str, ThreadState] = {}
+        register_ledger_events(store.registry)  # its three event types, validated on append
+        self._threads = ProjectionRunner(store, THREADS, snapshot_every=0)
         self._loop = LoopThread()
 
     @classmethod
@@ -179,12 +183,7 @@ class LedgerSaver(BaseCheckpointSaver[str]):
     # -- implementation (on the saver's loop) ------------------------------------------------
 
     async def _thread(self, thread_id: str) -> ThreadState:
-        state = self._threads.setdefault(thread_id, ThreadState())
-        events = await self.store.read_stream(
-            self.tenant_id, _stream(thread_id), from_version=state.version + 1
-        )
-        state.fold(events)
-        return state
+        return await self._threads.current(self.tenant_id, _stream(thread_id))
 
     async def _get_tuple(self, config: RunnableConfig) -> CheckpointTuple | None:
         thread_id = config["configurable"]["thread_id"]

@@ -18,10 +18,17 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from eventstore import RecordedEvent
+from projections.integration_events import (
+    LANGGRAPH_CHECKPOINT_SAVED,
+    LANGGRAPH_THREAD_DELETED,
+    LANGGRAPH_WRITES_SAVED,
+)
+from projections.integrations.stream_view import StreamView
 
 __all__ = [
     "CHECKPOINT_SAVED",
     "MISSING",
+    "THREADS",
     "THREAD_DELETED",
     "WRITES_SAVED",
     "ThreadState",
@@ -31,9 +38,9 @@ __all__ = [
     "version_key",
 ]
 
-CHECKPOINT_SAVED = "LangGraphCheckpointSaved"
-WRITES_SAVED = "LangGraphWritesSaved"
-THREAD_DELETED = "LangGraphThreadDeleted"
+CHECKPOINT_SAVED = LANGGRAPH_CHECKPOINT_SAVED
+WRITES_SAVED = LANGGRAPH_WRITES_SAVED
+THREAD_DELETED = LANGGRAPH_THREAD_DELETED
 
 #: A serde's ``dumps_typed`` result.
 Typed = tuple[str, bytes]
@@ -84,7 +91,7 @@ class ThreadState:
     )
     event_ids: list[str] = field(default_factory=list)
 
-    def fold(self, events: Iterable[RecordedEvent]) -> None:
+    def feed(self, events: Iterable[RecordedEvent]) -> None:
         """Apply events that follow ``version`` (erased ones are skipped)."""
         for event in events:
             self.version = event.version
@@ -186,3 +193,7 @@ def _extends(value: Any, before: Any) -> bool:
     if not isinstance(value, list) or not isinstance(before, list) or not before:
         return False
     return len(value) >= len(before) and value[: len(before)] == before
+
+
+#: The threads' folds, on the saver's runner (keyed by the thread's stream).
+THREADS: StreamView[ThreadState] = StreamView("langgraph_thread", ThreadState)
