@@ -64,7 +64,7 @@ class Ledger:
             the last one, or by 1/32 of its length, whichever is more (0: never).
         cached_sessions: sessions whose states stay in memory (least recently used first out;
             rebuilt from their snapshot when used again).
-        cached_bytes: and the memory their indexes may hold together (about 420 bytes a
+        cached_bytes: and the memory their indexes may hold together (about 480 bytes a
             message; None: no bound), the newest always kept.
         body_cache_bytes: the bound of the cache of message bodies the cached sessions share
             (least recently used first out; a body not in it is read back from the log, checked

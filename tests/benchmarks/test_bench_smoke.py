@@ -117,7 +117,21 @@ def test_report_benchmark_prints_every_figure() -> None:
 
 def test_memory_benchmark_prints_every_figure() -> None:
     output = quick_run("tests.benchmarks.bench_memory")
-    for fragment in ("built 10 sessions of 1,000 messages", "| 256 | 10 |", "| 1 | 1 |"):
+    for fragment in ("built 10 sessions of 1,000 messages", "| 256 | 10 |", "| 16 |"):
+        assert fragment in output
+    assert "after malloc_trim MB" in output
+
+
+def test_cold_open_benchmark_prints_every_ratio() -> None:
+    output = quick_run("tests.benchmarks.bench_cold_open")
+    for fragment in (
+        "cold open, 5000 / 1000",
+        "cold open / warm render",
+        "cold open / LangGraph get_tuple",
+        "time travel, 5000 / 1000",
+        "ctxledger context CPU / python -c pass",
+        "resident above imports holding 5000 messages",
+    ):
         assert fragment in output
 
 
