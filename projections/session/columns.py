@@ -1,14 +1,13 @@
 """The columns of a session's index, kept as packed arrays rather than one Python object per
 row: at 100,000 messages an event hash as a ``str`` costs 113 bytes and as 32 packed bytes 32;
 a version as an ``int`` object 28 bytes plus its list slot, in an ``array`` 8. A snapshot
-stores each column as one base64 string, so decoding it is a copy, not 100,000 objects.
+stores each column as its bytes, so decoding it is a copy, not 100,000 objects.
 
 Pure: no I/O.
 """
 
 from __future__ import annotations
 
-import base64
 import sys
 from array import array
 from collections.abc import Iterable, Iterator, Mapping
@@ -17,14 +16,15 @@ from typing import Protocol
 from uuid import UUID
 
 __all__ = [
+    "EncodingColumn",
     "HashColumn",
     "IdColumn",
     "TextColumn",
     "TokenColumn",
-    "int_column",
-    "int_column_text",
     "microseconds",
+    "packed_bytes",
     "packed_ints",
+    "unpacked",
 ]
 
 _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
@@ -44,18 +44,18 @@ def packed_ints(values: Iterable[int] = ()) -> array[int]:
     return array("q", values)
 
 
-def int_column_text(column: array[int]) -> str:
-    """A column of integers as snapshot text (little-endian, base64)."""
+def packed_bytes(column: array[int]) -> bytes:
+    """A column of integers as snapshot bytes (little-endian)."""
     if sys.byteorder == "big":
-        column = array("q", column)
+        column = array(column.typecode, column)
         column.byteswap()
-    return base64.b64encode(column.tobytes()).decode("ascii")
+    return column.tobytes()
 
 
-def int_column(text: str) -> array[int]:
-    """A column saved by :func:`int_column_text`."""
-    column = array("q")
-    column.frombytes(base64.b64decode(text))
+def unpacked(typecode: str, data: bytes) -> array[int]:
+    """A column saved by :func:`packed_bytes` (``typecode``: the array's, e.g. ``"q"``)."""
+    column = array(typecode)
+    column.frombytes(data)
     if sys.byteorder == "big":
         column.byteswap()
     return column
@@ -102,14 +102,9 @@ class _Packed:
             raise ValueError(f"a {self.width}-byte value was expected, got {len(value)} bytes")
         self._data += value
 
-    def to_text(self) -> str:
-        """The column as snapshot text (base64)."""
-        return base64.b64encode(self._data).decode("ascii")
-
-    @classmethod
-    def from_text(cls, text: str) -> _Packed:
-        """A column saved by :meth:`to_text`."""
-        return cls(base64.b64decode(text))
+    def to_bytes(self) -> bytes:
+        """The column as snapshot bytes (the constructor takes them back)."""
+        return bytes(self._data)
 
     def __getitem__(self, index: int) -> str:
         raise NotImplementedError
@@ -177,3 +172,33 @@ class TokenColumn(Mapping[str, int]):
     def append(self, count: int) -> None:
         """The tokens of the next message (its id already in ``index_of``)."""
         self.counts.append(count)
+
+
+class EncodingColumn:
+    """The tokenizer each message was counted with: one small code a row into the few names a
+    session uses (a ``dict`` of ids to names cost about 100 bytes a row and most of a
+    snapshot's decoding); ``""`` where none is known (an erased message)."""
+
+    def __init__(self, names: Iterable[str] = (), codes: array[int] | None = None) -> None:
+        self.names = list(names) or [""]
+        self.codes = codes if codes is not None else array("H")
+        self._code_of = {name: code for code, name in enumerate(self.names)}
+
+    def append(self, name: str) -> None:
+        """The tokenizer of the next message."""
+        code = self._code_of.get(name)
+        if code is None:
+            code = self._code_of[name] = len(self.names)
+            self.names.append(name)
+        self.codes.append(code)
+
+    def __getitem__(self, index: int) -> str:
+        return self.names[self.codes[index]]
+
+    def __len__(self) -> int:
+        return len(self.codes)
+
+    def used(self, indexes: Iterable[int] | None = None) -> set[str]:
+        """The names used by these rows (default: all), without the unknown ``""``."""
+        codes = set(self.codes) if indexes is None else {self.codes[i] for i in indexes}
+        return {self.names[code] for code in codes} - {""}

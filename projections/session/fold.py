@@ -63,8 +63,14 @@ def describe_problem(error: ValidationError) -> str:
 
 
 def _message(state: SessionState, event: RecordedEvent, data: MessageAppended) -> None:
-    state.add_message(data.message, data.tokens, event.version, event.hash, str(event.event_id))
-    state.encoding_of[data.message.id] = data.encoding
+    state.add_message(
+        data.message,
+        data.tokens,
+        event.version,
+        event.hash,
+        str(event.event_id),
+        data.encoding,
+    )
 
 
 def _pinned(state: SessionState, event: RecordedEvent, data: MessagesPinned) -> None:
@@ -168,7 +174,8 @@ class SessionView:
     #: 4: erased summaries in the chain; a tainted head serves its nearest servable ancestor.
     #: 5: an index over the log: no message bodies in the state or its snapshots.
     #: 6: the index's columns packed (hashes, event ids, versions, positions, times, tokens).
-    version = 6
+    #: 7: tokenizers as a column of codes, not a dict of message ids.
+    version = 7
 
     def __init__(self, bodies: BodyCache | None = None) -> None:
         #: Where the runner's states keep bodies (None: each state holds its own).

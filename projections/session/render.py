@@ -282,13 +282,15 @@ def _manifest(
     for section, tokens in zip(sections, counts, strict=True):
         per_section[section] += tokens
     per_section["total"] = plan.tokens
-    encoding_of = cut.state.encoding_of
+    index_of = cut.state.index_of
     return Manifest(
         message_ids=[message.id for message in messages],
         sections=sections,
         message_tokens=counts,
         tokens=per_section,
-        tokenizer=sorted({encoding_of[m.id] for m in messages if m.id in encoding_of}),
+        tokenizer=sorted(
+            cut.state.encodings.used(index_of[m.id] for m in messages if m.id in index_of)
+        ),
         budget={**budget.model_dump(), "usable": budget.usable, "trigger": budget.trigger},
         usable=budget.usable,
         margin=budget.usable - plan.tokens,

@@ -16,6 +16,7 @@ from projections.context.grouping import Grouper, ProtocolIssue
 from projections.context.messages import Message
 from projections.session.bodies import Bodies, BodyNotLoadedError, HeldBodies
 from projections.session.columns import (
+    EncodingColumn,
     HashColumn,
     IdColumn,
     TokenColumn,
@@ -83,7 +84,7 @@ class SessionState:
     roles: list[str] = field(default_factory=list)  # message roles, in order
     bodies: Bodies = field(default_factory=HeldBodies)  # not part of the index
     tokens: TokenColumn = field(init=False)  # by message id, read through index_of
-    encoding_of: dict[str, str] = field(default_factory=dict)
+    encodings: EncodingColumn = field(default_factory=EncodingColumn)  # each one's tokenizer
     index_of: dict[str, int] = field(default_factory=dict)
     pinned: set[str] = field(default_factory=set)
     grouper: Grouper = field(default_factory=Grouper)
@@ -118,11 +119,6 @@ class SessionState:
     def __post_init__(self, token_counts: array[int] | None) -> None:
         self.tokens = TokenColumn(self.index_of, token_counts)
 
-    @property
-    def encodings(self) -> set[str]:
-        """The tokenizers the messages were counted with."""
-        return set(self.encoding_of.values())
-
     def message_ids(self) -> list[str]:
         """The ids of the session's messages, in order."""
         return list(self.ids)
@@ -156,8 +152,10 @@ class SessionState:
         version: int,
         event_hash: str = "",
         event_id: str = "",
+        encoding: str = "",
     ) -> None:
-        """Append a message and keep groups, prefix and group sizes current."""
+        """Append a message (counted with tokenizer ``encoding``) and keep groups, prefix and
+        group sizes current."""
         groups_before = len(self.grouper.starts)
         issues_before = len(self.grouper.issues)
         self.index_of[message.id] = len(self.ids)
@@ -168,6 +166,7 @@ class SessionState:
         self.message_hashes.append(event_hash)
         self.message_event_ids.append(event_id)
         self.tokens.append(tokens)
+        self.encodings.append(encoding)
         self.grouper.add(message)
         self.issue_counts += [len(self.ids)] * (len(self.grouper.issues) - issues_before)
         if len(self.grouper.starts) > groups_before:

@@ -5,6 +5,7 @@ and ``verify`` must name the snapshot — on every backend."""
 
 from __future__ import annotations
 
+import base64
 import json
 from collections.abc import Callable
 from pathlib import Path
@@ -16,7 +17,8 @@ import pytest
 from eventstore import EventStore, Snapshot
 from projections.context.budget import Budget
 from projections.ledger import Ledger
-from projections.session.columns import int_column, int_column_text
+from projections.session.codec import snapshot_from_dict, snapshot_to_dict
+from projections.session.columns import packed_bytes, unpacked
 from projections.snapshot_audit import audit_snapshots
 from tests.projections.test_cli import ctxledger
 from tests.projections.test_masking import lookup
@@ -54,9 +56,9 @@ async def _served(store: EventStore) -> tuple[str, Ledger]:
 
 def _served_text(state: dict[str, Any]) -> None:
     """The newest message's token count (a served row) halved."""
-    tokens = int_column(state["tokens"])
+    tokens = unpacked("q", base64.b64decode(state["tokens"]))
     tokens[-1] //= 2
-    state["tokens"] = int_column_text(tokens)
+    state["tokens"] = base64.b64encode(packed_bytes(tokens)).decode("ascii")
 
 
 def _left_out_size(state: dict[str, Any]) -> None:
@@ -139,11 +141,11 @@ async def test_a_forged_pin_is_named_by_verify(store_url: str) -> None:
 
 
 def _forged(snapshot: Snapshot, forge: Forgery) -> Snapshot:
-    state = orjson.loads(snapshot.state)
+    state = snapshot_to_dict(snapshot.state)
     before = orjson.dumps(state)
     forge(state)
     assert orjson.dumps(state) != before, "the forgery changed nothing"
-    return snapshot.model_copy(update={"state": orjson.dumps(state)})
+    return snapshot.model_copy(update={"state": snapshot_from_dict(state)})
 
 
 async def test_verify_names_the_forged_snapshot_through_the_cli(tmp_path: Path) -> None:

@@ -1,5 +1,5 @@
 """The packed columns of a session's index read back what was appended, survive a snapshot's
-text form exactly, and find event ids only at their own rows."""
+bytes exactly, and find event ids only at their own rows."""
 
 from __future__ import annotations
 
@@ -10,12 +10,13 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from projections.session.columns import (
+    EncodingColumn,
     HashColumn,
     IdColumn,
-    int_column,
-    int_column_text,
     microseconds,
+    packed_bytes,
     packed_ints,
+    unpacked,
 )
 
 hashes = st.one_of(st.just(""), st.binary(min_size=32, max_size=32).map(bytes.hex))
@@ -27,7 +28,7 @@ def test_hashes_round_trip(values: list[str]) -> None:
     column = HashColumn()
     for value in values:
         column.append(value)
-    stored = HashColumn.from_text(column.to_text())
+    stored = HashColumn(column.to_bytes())
     assert list(stored) == [value if value.strip("0") else "" for value in values]
     assert stored == column
 
@@ -39,7 +40,7 @@ def test_event_ids_round_trip_and_are_found_at_their_row(
     column = IdColumn()
     for value in values:
         column.append(value)
-    stored = IdColumn.from_text(column.to_text())
+    stored = IdColumn(column.to_bytes())
     assert list(stored) == values
     for index, value in enumerate(values):
         if value:
@@ -58,7 +59,18 @@ def test_an_id_straddling_two_rows_is_not_found() -> None:
 
 @given(st.lists(st.integers(min_value=-(2**63), max_value=2**63 - 1), max_size=50))
 def test_integers_round_trip(values: list[int]) -> None:
-    assert list(int_column(int_column_text(packed_ints(values)))) == values
+    assert list(unpacked("q", packed_bytes(packed_ints(values)))) == values
+
+
+@given(st.lists(st.sampled_from(["", "o200k_base", "cl100k_base", "claude"]), max_size=40))
+def test_encodings_read_back_by_row_and_round_trip(names: list[str]) -> None:
+    column = EncodingColumn()
+    for name in names:
+        column.append(name)
+    stored = EncodingColumn(column.names, unpacked("H", packed_bytes(column.codes)))
+    assert [stored[index] for index in range(len(stored))] == names
+    assert stored.used() == set(names) - {""}
+    assert stored.used(range(min(1, len(names)))) == set(names[:1]) - {""}
 
 
 @given(st.datetimes(timezones=st.just(UTC)), st.integers(min_value=1, max_value=10**6))
