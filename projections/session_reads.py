@@ -162,7 +162,8 @@ class SessionReads:
                     )
                 options = recall if isinstance(recall, RecallOptions) else RecallOptions()
                 found = await self._recall(cut, options)
-                cut = await self.with_bodies(cut, needs | recall_needs(cut, found))
+                more = recall_needs(cut, found, {group for group, _ in plan.chosen})
+                cut = await self.with_bodies(cut, needs | more)
                 check_groups(cut, groups)
                 return render(
                     cut,

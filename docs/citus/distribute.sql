@@ -42,6 +42,8 @@ SELECT create_distributed_table('snapshots', 'tenant_id', colocate_with => 'tena
 SELECT create_distributed_table('merkle_nodes', 'tenant_id', colocate_with => 'tenant_heads');
 SELECT create_distributed_table('read_models', 'tenant_id', colocate_with => 'tenant_heads');
 SELECT create_distributed_table('documents', 'tenant_id', colocate_with => 'tenant_heads');
+SELECT create_distributed_table('document_scopes', 'tenant_id', colocate_with => 'tenant_heads');
+SELECT create_distributed_table('document_terms', 'tenant_id', colocate_with => 'tenant_heads');
 
 -- The lock function reads and locks the tenant's head row: run it on the node holding the
 -- tenant (delegated by its first argument) instead of as a distributed query.

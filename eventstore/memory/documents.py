@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from eventstore.document_stats import StatChanges, stat_changes, without_rows
 from eventstore.recorder import Document, DocumentStats
 
 __all__ = ["MemoryReadModels"]
@@ -21,6 +22,9 @@ class MemoryReadModels:
     def __init__(self) -> None:
         self._documents: dict[_Key, dict[str, Document]] = {}
         self._positions: dict[_Key, int] = {}
+        # The corpus figures kept per scope, as the SQL backends keep them.
+        self._scopes: dict[_Key, dict[str, tuple[int, int]]] = {}
+        self._terms: dict[_Key, dict[tuple[str, str], int]] = {}
 
     async def read_model_position(self, tenant_id: str, name: str) -> int:
         return self._positions.get((tenant_id, name), 0)
@@ -39,12 +43,30 @@ class MemoryReadModels:
         if self._positions.get(key, 0) != expected_position:
             return False
         rows = self._documents.setdefault(key, {})
+        replaced = [
+            rows[k] for k in dict.fromkeys([*deletes, *(d.key for d in upserts)]) if k in rows
+        ]
+        removed = [(d.scope, d.terms) for d in replaced]
+        self._apply(key, stat_changes([(d.scope, d.terms) for d in upserts], removed))
         for document_key in deletes:
             rows.pop(document_key, None)
         for document in upserts:
             rows[document.key] = document
         self._positions[key] = position
         return True
+
+    def _apply(self, key: _Key, changes: StatChanges) -> None:
+        scopes = self._scopes.setdefault(key, {})
+        for scope, count, length in changes.scopes:
+            was = scopes.get(scope, (0, 0))
+            scopes[scope] = (was[0] + count, was[1] + length)
+            if scopes[scope][0] <= 0:
+                del scopes[scope]
+        terms = self._terms.setdefault(key, {})
+        for scope, term, count in changes.terms:
+            terms[scope, term] = terms.get((scope, term), 0) + count
+            if terms[scope, term] <= 0:
+                del terms[scope, term]
 
     def _within(
         self, tenant_id: str, name: str, scopes: Sequence[str] | None, max_position: int | None
@@ -85,12 +107,25 @@ class MemoryReadModels:
         scopes: Sequence[str] | None,
         max_position: int | None = None,
     ) -> DocumentStats:
-        rows = self._within(tenant_id, name, scopes, max_position)
-        frequencies = dict.fromkeys(terms, 0)
-        for document in rows:
-            for term in set(document.terms.split()) & frequencies.keys():
-                frequencies[term] += 1
-        return DocumentStats(len(rows), sum(d.length for d in rows), frequencies)
+        key = (tenant_id, name)
+        held = self._scopes.get(key, {})
+        wanted = held.keys() if scopes is None else set(scopes) & held.keys()
+        counts = self._terms.get(key, {})
+        frequencies = {
+            term: sum(counts.get((scope, term), 0) for scope in wanted)
+            for term in dict.fromkeys(terms)
+        }
+        stats = DocumentStats(
+            sum(held[s][0] for s in wanted), sum(held[s][1] for s in wanted), frequencies
+        )
+        if max_position is None:
+            return stats
+        later = [
+            d.terms
+            for d in self._within(tenant_id, name, scopes, None)
+            if d.position > max_position
+        ]
+        return without_rows(stats, later)
 
     async def read_documents(
         self, tenant_id: str, name: str, keys: Sequence[str]
@@ -99,13 +134,17 @@ class MemoryReadModels:
         return [rows[key] for key in dict.fromkeys(keys) if key in rows]
 
     async def reset_read_model(self, tenant_id: str, name: str) -> None:
-        self._documents.pop((tenant_id, name), None)
-        self._positions.pop((tenant_id, name), None)
+        for table in (self._documents, self._positions, self._scopes, self._terms):
+            table.pop((tenant_id, name), None)
 
     def drop_documents_of(self, tenant_id: str, event_ids: Sequence[str]) -> None:
         """Delete every read-model row of the tenant derived from these events (erasure)."""
         erased = set(event_ids)
-        for (tenant, _), rows in self._documents.items():
+        for (tenant, name), rows in self._documents.items():
             if tenant == tenant_id:
-                for key in [k for k, d in rows.items() if d.event_id in erased]:
+                gone = [k for k, d in rows.items() if d.event_id in erased]
+                self._apply(
+                    (tenant, name), stat_changes((), [(rows[k].scope, rows[k].terms) for k in gone])
+                )
+                for key in gone:
                     del rows[key]

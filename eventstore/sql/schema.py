@@ -40,6 +40,8 @@ __all__ = [
     "BIG",
     "SCHEMA_VERSION",
     "TENANT_TABLES",
+    "document_scopes",
+    "document_terms",
     "documents",
     "erasures",
     "events",
@@ -59,8 +61,10 @@ __all__ = [
 #: ``documents`` (with each backend's full-text index); 5 scopes event ids to their tenant:
 #: ``(tenant_id, event_id)`` keys ``events``, ``payloads`` and ``erasures``, so every key leads
 #: with ``tenant_id`` (PostgreSQL re-keys in place; a SQLite file keeps its older, global
-#: event-id keys, which are stricter and never distributed).
-SCHEMA_VERSION = 5
+#: event-id keys, which are stricter and never distributed); 6 adds ``document_scopes`` and
+#: ``document_terms``, the corpus figures kept per scope (read models built before it are
+#: rebuilt under a new read-model version, which fills them).
+SCHEMA_VERSION = 6
 
 metadata = MetaData()
 
@@ -192,8 +196,50 @@ documents = Table(
     PrimaryKeyConstraint("tenant_id", "name", "key", name="documents_pk"),
 )
 
+# The corpus figures of the rows, per scope (eventstore/document_stats.py): kept as the rows
+# change, so a search reads one row per scope and asked term instead of counting the index.
+document_scopes = Table(
+    "document_scopes",
+    metadata,
+    Column("tenant_id", Text, nullable=False),
+    Column("name", Text, nullable=False),
+    Column("scope", Text, nullable=False),
+    Column("row_count", BIG, nullable=False),
+    Column("total_length", BIG, nullable=False),
+    PrimaryKeyConstraint("tenant_id", "name", "scope", name="document_scopes_pk"),
+    sqlite_with_rowid=False,
+)
+
+document_terms = Table(
+    "document_terms",
+    metadata,
+    Column("tenant_id", Text, nullable=False),
+    Column("name", Text, nullable=False),
+    Column("scope", Text, nullable=False),
+    Column("term", Text, nullable=False),
+    Column("row_count", BIG, nullable=False),
+    PrimaryKeyConstraint("tenant_id", "name", "scope", "term", name="document_terms_pk"),
+    sqlite_with_rowid=False,
+)
+
 Index("erasures_tenant_idx", erasures.c.tenant_id, erasures.c.erased_by)
 Index("documents_scope_idx", documents.c.tenant_id, documents.c.name, documents.c.scope)
+# The rows after a position, within a scope or the whole read model (searches as of then).
+Index(
+    "documents_scope_position_idx",
+    documents.c.tenant_id,
+    documents.c.name,
+    documents.c.scope,
+    documents.c.position,
+)
+Index("documents_position_idx", documents.c.tenant_id, documents.c.name, documents.c.position)
+# A term's figures over every scope of a tenant's read model (cross-session searches).
+Index(
+    "document_terms_term_idx",
+    document_terms.c.tenant_id,
+    document_terms.c.name,
+    document_terms.c.term,
+)
 Index("documents_event_idx", documents.c.tenant_id, documents.c.event_id)
 
 #: Every table keyed by tenant: PostgreSQL's row-level security covers exactly these.
@@ -207,4 +253,6 @@ TENANT_TABLES = (
     "merkle_nodes",
     "read_models",
     "documents",
+    "document_scopes",
+    "document_terms",
 )

@@ -3,15 +3,33 @@ full-text pre-filter, corpus figures, isolation, rebuilds, erasure of derived ro
 
 from __future__ import annotations
 
+import uuid
+from collections.abc import Iterable
+
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from eventstore.errors import UnsupportedDatabaseError
 from eventstore.events import NewEvent
-from eventstore.recorder import Document
+from eventstore.recorder import Document, DocumentStats
 from eventstore.store import EventStore
 from eventstore.testing.log import StoreFixture
 
 __all__ = ["ReadModelContract", "document"]
+
+_WORDS = st.sampled_from(["tea", "train", "200", "预算", "budget", "paris"])
+# One step: (kind, key number, scope number, terms) — a commit of rows (replacing a key when
+# it exists), a delete of a key, the erasure of a key's event, or a reset of the read model.
+_STEPS = st.lists(
+    st.tuples(
+        st.sampled_from(["put", "put", "put", "delete", "erase", "reset"]),
+        st.integers(1, 6),
+        st.integers(1, 3),
+        st.lists(_WORDS, min_size=1, max_size=5).map(" ".join),
+    ),
+    max_size=14,
+)
 
 
 def document(key: str, terms: str, *, scope: str = "session/1", position: int = 1) -> Document:
@@ -105,6 +123,71 @@ class ReadModelContract(StoreFixture):
         assert await models.read("acme", "index", ["a"]) == []
         assert (await models.stats("acme", "index", ["123"])).frequencies == {"123": 0}
 
+    # Each backend's subclass runs this test with its own store (differing executors by
+    # design); every example works in a tenant of its own, so the fixture's store is shared.
+    @settings(
+        max_examples=15,
+        deadline=None,
+        suppress_health_check=[
+            HealthCheck.function_scoped_fixture,
+            HealthCheck.differing_executors,
+        ],
+    )
+    @given(steps=_STEPS)
+    async def test_kept_figures_equal_a_recount_at_every_position(
+        self, store: EventStore, steps: list[tuple[str, int, int, str]]
+    ) -> None:
+        tenant, models = f"t{uuid.uuid4().hex[:12]}", store.read_models
+        rows: dict[str, Document] = {}
+        for kind, number, scope, terms in steps:
+            key = f"k{number}"
+            if kind == "reset":
+                await models.reset(tenant, "index")
+                rows.clear()
+                continue
+            at = await models.position(tenant, "index")
+            if kind == "put":
+                event = (await store.append(tenant, "s", [NewEvent(type="T", data={})]))[0]
+                row = Document(key, f"session/{scope}", str(event.event_id), at + 1, terms, b"{}")
+                await models.commit(
+                    tenant, "index", expected_position=at, position=at + 1, upserts=[row]
+                )
+                rows[key] = row
+            elif kind == "delete":
+                await models.commit(
+                    tenant, "index", expected_position=at, position=at, deletes=[key]
+                )
+                rows.pop(key, None)
+            elif key in rows:
+                await store.erase(tenant, [rows.pop(key).event_id], reason="test", requested_by="t")
+        for scopes in (None, ["session/1"], ["session/2", "session/3"], []):
+            for position in (None, *sorted({row.position for row in rows.values()})):
+                kept = await models.stats(
+                    tenant,
+                    "index",
+                    ["tea", "200", "预算", "absent"],
+                    scopes=scopes,
+                    max_position=position,
+                )
+                assert kept == _recount(rows.values(), kept.frequencies, scopes, position)
+
     async def test_unknown_options_are_refused(self, store_url: str) -> None:
         with pytest.raises(UnsupportedDatabaseError, match="has no option 'colour'"):
             EventStore.open(store_url, colour="blue")
+
+
+def _recount(
+    rows: Iterable[Document],
+    asked: dict[str, int],
+    scopes: list[str] | None,
+    position: int | None,
+) -> DocumentStats:
+    """The figures counted from the rows themselves."""
+    within = [
+        row
+        for row in rows
+        if (scopes is None or row.scope in scopes)
+        and (position is None or row.position <= position)
+    ]
+    frequencies = {term: sum(term in row.terms.split() for row in within) for term in asked}
+    return DocumentStats(len(within), sum(row.length for row in within), frequencies)

@@ -54,7 +54,7 @@ class SearchIndex:
     """The read model (see the module docstring)."""
 
     name = "search"
-    version = 1
+    version = 2  # 2: the store keeps its corpus figures per scope (rebuilt to fill them)
 
     def changes(self, events: Sequence[RecordedEvent]) -> Changes:
         """One row per readable message of a session stream; nothing else is indexed."""

@@ -11,7 +11,7 @@ from __future__ import annotations
 from bisect import bisect_left
 from collections.abc import Iterable
 
-from projections.session.recall_block import Recall
+from projections.session.recall_block import Recall, candidate_groups
 from projections.session.state import Cut
 from projections.summaries.schema_v2 import CompactionSummaryV2
 
@@ -38,20 +38,15 @@ def served_groups(cut: Cut, groups: Iterable[int]) -> set[int]:
     return kept if newest_left_out is None else kept | {newest_left_out}
 
 
-def recall_needs(cut: Cut, recall: Recall) -> set[int]:
-    """A recalled block's candidates: the groups of the hits and of the turns beside them."""
-    state = cut.state
-    groups: set[int] = set()
-    for hit in recall.hits:
-        index = state.index_of.get(hit.message_id)
-        if index is None or index >= cut.count:
-            continue
-        groups.add(state.group_of(hit.message_id))
-        if recall.neighbours:
-            for other in (index - 1, index + 1):
-                if 0 <= other < cut.count:
-                    groups.add(state.group_of(state.ids[other]))
-    return group_indexes(cut, groups)
+def recall_needs(cut: Cut, recall: Recall, served: set[int]) -> set[int]:
+    """A recalled block's candidates, given the groups a plain render of the cut serves
+    (``served``, whose bodies are read anyway): the best groups outside them.
+
+    The block is chosen from the best groups outside what its own render keeps, and that
+    render keeps a subset of ``served`` (its window is planned with less room, and a window is
+    the newest groups that fit). So every group it can choose is either served or among the
+    best outside ``served``: a few dozen groups, not every hit's."""
+    return group_indexes(cut, (group for group, _ in candidate_groups(cut, recall, served)))
 
 
 def compaction_needs(cut: Cut) -> set[int]:

@@ -67,8 +67,7 @@ def plan_recall(
     cut: Cut, recall: Recall, taken: set[int], room: int, count: Callable[[str], int]
 ) -> RecallPlan:
     """The best groups not ``taken`` (by the prefix, pins and window) within ``room`` tokens."""
-    scores = _group_scores(cut, recall, taken)
-    best = sorted(scores.items(), key=lambda item: (-item[1], -item[0]))[:_CANDIDATE_GROUPS]
+    best = candidate_groups(cut, recall, taken)
     chosen: dict[int, float] = {}
     used = count(f"{_OPEN}\n{_PREAMBLE}\n{RECALL_CLOSE}") + USER_MESSAGE_OVERHEAD
     for group, score in best:
@@ -87,13 +86,20 @@ def plan_recall(
     return RecallPlan(None, 0)
 
 
+def candidate_groups(cut: Cut, recall: Recall, taken: set[int]) -> list[tuple[int, float]]:
+    """The best groups not ``taken``, with their scores, best first: the only groups a
+    recalled block is chosen from (each is counted exactly, so their bodies are read)."""
+    scores = _group_scores(cut, recall, taken)
+    return sorted(scores.items(), key=lambda item: (-item[1], -item[0]))[:_CANDIDATE_GROUPS]
+
+
 def _group_scores(cut: Cut, recall: Recall, taken: set[int]) -> dict[int, float]:
     state = cut.state
     scores: dict[int, float] = {}
-    # Hits come best first: once enough groups are scored, the rest could never be chosen.
-    for hit in sorted(recall.hits, key=lambda h: -h.score):
-        if len(scores) >= 2 * _CANDIDATE_GROUPS:
-            break
+    # Every hit is scored (a few hundred at most): a group's score is final whatever is
+    # taken, so the best groups outside a larger taken set are among those outside a smaller
+    # one or in it (what lets the facade fetch only these: needs.recall_needs).
+    for hit in recall.hits:
         index = state.index_of.get(hit.message_id)
         if index is None or index >= cut.count:
             continue  # erased since, or after the cut

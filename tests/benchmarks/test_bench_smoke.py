@@ -87,7 +87,15 @@ def test_agents_session_benchmark_prints_every_figure() -> None:
 
 def test_recall_benchmark_prints_every_figure() -> None:
     output = quick_run("tests.benchmarks.bench_recall")
-    for fragment in ("synthetic:", "recall p50", "search p50", "(target <= 3)", "(flat: near 1)"):
+    for fragment in (
+        "synthetic:",
+        "recall p50",
+        "search p50",
+        "1000 + others",
+        "(target <= 3)",
+        "(target <= 1.3)",
+        "in a tenant holding",
+    ):
         assert fragment in output
 
 

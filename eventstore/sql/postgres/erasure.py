@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING
 
 from eventstore.ids import id_bytes
 from eventstore.records import ERASURE_STREAM, StoredEvent, StreamHead
+from eventstore.sql.postgres.documents import drop_documents_of
 from eventstore.sql.postgres.log import events_by_id, lock, write
 from eventstore.sql.postgres.statements import statements
 
@@ -54,5 +55,4 @@ class PostgresErasure:
     async def drop_derived(self, streams: Sequence[str], event_ids: Sequence[str]) -> None:
         sql = statements()
         await self.db.execute(sql.drop_snapshots, self.tenant_id, list(streams))
-        ids = [id_bytes(i) for i in event_ids]
-        await self.db.execute(sql.drop_documents_of, self.tenant_id, ids)
+        await drop_documents_of(self.db, self.tenant_id, event_ids)

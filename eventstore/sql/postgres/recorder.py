@@ -395,5 +395,4 @@ class PostgresRecorder:
 
     async def reset_read_model(self, tenant_id: str, name: str) -> None:
         async with self._transaction(tenant_id) as db:
-            await db.execute(statements().reset_documents, tenant_id, name)
-            await db.execute(statements().reset_read_model, tenant_id, name)
+            await docs.reset_documents(db, tenant_id, name)

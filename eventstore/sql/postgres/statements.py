@@ -167,19 +167,61 @@ class Statements:
             " WHERE tenant_id = $1 AND name = $2 AND tsv @@ query AND position <= $4"
             f"{scope} ORDER BY position DESC LIMIT $6"
         )
-        self.corpus = (
-            "SELECT count(*), coalesce(sum(length), 0) FROM documents"
-            " WHERE tenant_id = $1 AND name = $2 AND position <= $3"
-            " AND ($4::text[] IS NULL OR scope = ANY($4::text[]))"
-        )
-        self.frequency = (
-            "SELECT t.term, count(d.key) FROM unnest($3::text[]) AS t(term)"
-            " LEFT JOIN documents AS d ON d.tenant_id = $1 AND d.name = $2"
-            " AND d.tsv @@ to_tsquery('simple', quote_literal(t.term)) AND d.position <= $4"
-            " AND ($5::text[] IS NULL OR d.scope = ANY($5::text[])) GROUP BY t.term"
-        )
         self.reset_documents = "DELETE FROM documents WHERE tenant_id = $1 AND name = $2"
         self.reset_read_model = "DELETE FROM read_models WHERE tenant_id = $1 AND name = $2"
+        self._document_stats()
+
+    def _document_stats(self) -> None:
+        in_scope = " AND ($3::text[] IS NULL OR scope = ANY($3::text[]))"
+        self.scope_stats = (
+            "SELECT coalesce(sum(row_count), 0), coalesce(sum(total_length), 0)"
+            f" FROM document_scopes WHERE tenant_id = $1 AND name = $2{in_scope}"
+        )
+        self.term_stats = (
+            "SELECT term, sum(row_count) FROM document_terms WHERE tenant_id = $1"
+            f" AND name = $2{in_scope} AND term = ANY($4::text[]) GROUP BY term"
+        )
+        self.terms_after = (
+            "SELECT terms FROM documents WHERE tenant_id = $1 AND name = $2"
+            f"{in_scope} AND position > $4"
+        )
+        self.stat_rows_of_keys = (
+            "SELECT scope, terms FROM documents WHERE tenant_id = $1 AND name = $2"
+            " AND key = ANY($3::text[])"
+        )
+        self.stat_rows_of_events = (
+            "SELECT name, scope, terms FROM documents WHERE tenant_id = $1"
+            " AND event_id = ANY($2::bytea[])"
+        )
+        # Erasure takes the read models' checkpoint rows first, as a commit does, so the two
+        # never wait on each other's figures in opposite orders.
+        self.lock_read_models = (
+            "SELECT name FROM read_models WHERE tenant_id = $1 ORDER BY name FOR UPDATE"
+        )
+        self.add_scope_stats = (
+            "INSERT INTO document_scopes (tenant_id, name, scope, row_count, total_length)"
+            " SELECT $1, $2, * FROM unnest($3::text[], $4::bigint[], $5::bigint[])"
+            " ON CONFLICT (tenant_id, name, scope) DO UPDATE SET"
+            " row_count = document_scopes.row_count + excluded.row_count,"
+            " total_length = document_scopes.total_length + excluded.total_length"
+        )
+        self.add_term_stats = (
+            "INSERT INTO document_terms (tenant_id, name, scope, term, row_count)"
+            " SELECT $1, $2, * FROM unnest($3::text[], $4::text[], $5::bigint[])"
+            " ON CONFLICT (tenant_id, name, scope, term) DO UPDATE SET"
+            " row_count = document_terms.row_count + excluded.row_count"
+        )
+        self.drop_empty_scopes = (
+            "DELETE FROM document_scopes WHERE tenant_id = $1 AND name = $2"
+            " AND scope = ANY($3::text[]) AND row_count <= 0"
+        )
+        self.drop_empty_terms = (
+            "DELETE FROM document_terms AS t USING unnest($3::text[], $4::text[]) AS g(scope, term)"
+            " WHERE t.tenant_id = $1 AND t.name = $2 AND t.scope = g.scope AND t.term = g.term"
+            " AND t.row_count <= 0"
+        )
+        self.reset_scope_stats = "DELETE FROM document_scopes WHERE tenant_id = $1 AND name = $2"
+        self.reset_term_stats = "DELETE FROM document_terms WHERE tenant_id = $1 AND name = $2"
 
 
 @cache

@@ -5,6 +5,7 @@ from __future__ import annotations
 import sqlite3
 from collections.abc import Sequence
 
+from eventstore.document_stats import StatChanges, stat_changes, without_rows
 from eventstore.ids import id_bytes, id_text
 from eventstore.recorder import Document, DocumentStats
 from eventstore.sql.sqlite.statements import statements
@@ -12,6 +13,7 @@ from eventstore.sql.sqlite.statements import statements
 __all__ = [
     "commit_documents",
     "document_stats",
+    "drop_documents_of",
     "read_documents",
     "read_model_position",
     "search_documents",
@@ -41,6 +43,9 @@ def commit_documents(
     if read_model_position(db, tenant_id, name) != expected:
         return False
     replaced = [*deletes, *(document.key for document in upserts)]
+    removed = _stat_rows_of_keys(db, tenant_id, name, replaced)
+    added = [(document.scope, document.terms) for document in upserts]
+    _apply(db, tenant_id, name, stat_changes(added, removed))
     db.executemany(sql.delete_document, [(tenant_id, name, key) for key in replaced])
     db.executemany(
         sql.insert_document,
@@ -61,6 +66,45 @@ def commit_documents(
     )
     db.execute(sql.save_read_model_position, (tenant_id, name, position))
     return True
+
+
+def _stat_rows_of_keys(
+    db: sqlite3.Connection, tenant_id: str, name: str, keys: Sequence[str]
+) -> list[tuple[str, str]]:
+    rows: list[tuple[str, str]] = []
+    unique = list(dict.fromkeys(keys))
+    for start in range(0, len(unique), _ID_CHUNK):
+        chunk = unique[start : start + _ID_CHUNK]
+        statement = statements().stat_rows_of_keys.format(marks=",".join("?" * len(chunk)))
+        rows += db.execute(statement, (tenant_id, name, *chunk)).fetchall()
+    return rows
+
+
+def _apply(db: sqlite3.Connection, tenant_id: str, name: str, changes: StatChanges) -> None:
+    """The corpus figures changed in the caller's transaction; emptied rows deleted."""
+    sql = statements()
+    db.executemany(sql.add_scope_stats, [(tenant_id, name, *row) for row in changes.scopes])
+    db.executemany(sql.add_term_stats, [(tenant_id, name, *row) for row in changes.terms])
+    emptied = [(tenant_id, name, scope) for scope, rows, _ in changes.scopes if rows < 0]
+    db.executemany(sql.drop_empty_scope, emptied)
+    gone = [(tenant_id, name, scope, term) for scope, term, rows in changes.terms if rows < 0]
+    db.executemany(sql.drop_empty_term, gone)
+
+
+def drop_documents_of(db: sqlite3.Connection, tenant_id: str, event_ids: Sequence[str]) -> bool:
+    """Every read-model row of the tenant derived from these events deleted (erasure), with
+    the corpus figures; whether any was."""
+    sql = statements()
+    by_name: dict[str, list[tuple[str, str]]] = {}
+    for event_id in event_ids:
+        for name, scope, terms in db.execute(
+            sql.stat_rows_of_events, (tenant_id, id_bytes(event_id))
+        ):
+            by_name.setdefault(name, []).append((scope, terms))
+    for name, rows in sorted(by_name.items()):
+        _apply(db, tenant_id, name, stat_changes((), rows))
+    db.executemany(sql.drop_documents_of, [(tenant_id, id_bytes(i)) for i in event_ids])
+    return bool(by_name)
 
 
 def _document(row: tuple[str, str, bytes, int, str, bytes]) -> Document:
@@ -106,26 +150,27 @@ def document_stats(
     scopes: Sequence[str] | None,
     max_position: int | None,
 ) -> DocumentStats:
-    """Row count, total length and per-term row counts, within the scopes."""
+    """Row count, total length and per-term row counts, within the scopes: read from the
+    figures kept per scope, less the rows after ``max_position`` (if any)."""
     sql = statements()
-    bound = _NO_LIMIT if max_position is None else max_position
+    asked = list(dict.fromkeys(terms))
     if scopes is not None and not scopes:
-        return DocumentStats(0, 0, dict.fromkeys(terms, 0))
+        return DocumentStats(0, 0, dict.fromkeys(asked, 0))
     clause, scope_args = _scopes(scopes, alias="")
-    count, total = db.execute(
-        sql.corpus.format(scopes=clause), (tenant_id, name, bound, *scope_args)
-    ).fetchone()
-    joined, joined_args = _scopes(scopes, alias="")
-    frequency = sql.frequency.format(scopes=joined)
-    frequencies = {
-        term: int(
-            db.execute(
-                frequency, (_match([term]), tenant_id, name, bound, *joined_args)
-            ).fetchone()[0]
-        )
-        for term in dict.fromkeys(terms)
-    }
-    return DocumentStats(int(count), int(total), frequencies)
+    bounds = (tenant_id, name, *scope_args)
+    count, total = db.execute(sql.scope_stats.format(scopes=clause), bounds).fetchone()
+    frequencies = dict.fromkeys(asked, 0)
+    for start in range(0, len(asked), _ID_CHUNK):
+        chunk = asked[start : start + _ID_CHUNK]
+        statement = sql.term_stats.format(scopes=clause, marks=",".join("?" * len(chunk)))
+        frequencies.update({t: int(n) for t, n in db.execute(statement, (*bounds, *chunk))})
+    stats = DocumentStats(int(count), int(total), frequencies)
+    if max_position is None:
+        return stats
+    later = db.execute(
+        sql.terms_after.format(scopes=clause), (tenant_id, name, max_position, *scope_args)
+    )
+    return without_rows(stats, [row[0] for row in later])
 
 
 def read_documents(
@@ -146,5 +191,8 @@ def read_documents(
 
 def reset_read_model(db: sqlite3.Connection, tenant_id: str, name: str) -> None:
     """Every row and the checkpoint of one read model, gone."""
-    db.execute(statements().reset_documents, (tenant_id, name))
-    db.execute(statements().reset_read_model, (tenant_id, name))
+    sql = statements()
+    db.execute(sql.reset_documents, (tenant_id, name))
+    db.execute(sql.reset_scope_stats, (tenant_id, name))
+    db.execute(sql.reset_term_stats, (tenant_id, name))
+    db.execute(sql.reset_read_model, (tenant_id, name))

@@ -12,6 +12,7 @@ import eventstore.sql.sqlite.worker as worker
 from eventstore.ids import id_bytes
 from eventstore.records import ERASURE_STREAM, StoredEvent, StreamHead
 from eventstore.sql.sqlite.connection import run_in_worker
+from eventstore.sql.sqlite.documents import drop_documents_of
 from eventstore.sql.sqlite.statements import statements
 
 __all__ = ["SqliteErasure"]
@@ -67,9 +68,7 @@ def _drop_derived(
 ) -> None:
     sql = statements()
     db.executemany(sql.drop_snapshots, [(tenant_id, stream) for stream in streams])
-    before = db.total_changes
-    db.executemany(sql.drop_documents_of, [(tenant_id, id_bytes(i)) for i in event_ids])
-    if db.total_changes > before:
+    if drop_documents_of(db, tenant_id, event_ids):
         # FTS5 records a delete as a marker; the erased rows' terms stay in older segments
         # until they are merged. Merging now leaves no term of an erased message behind.
         db.execute("INSERT INTO documents_fts (documents_fts) VALUES ('optimize')")

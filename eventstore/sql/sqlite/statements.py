@@ -143,6 +143,48 @@ class Statements:
         self.reset_documents = "DELETE FROM documents WHERE tenant_id = ? AND name = ?"
         self.reset_read_model = "DELETE FROM read_models WHERE tenant_id = ? AND name = ?"
         self.drop_documents_of = "DELETE FROM documents WHERE tenant_id = ? AND event_id = ?"
+        self._document_stats()
+
+    def _document_stats(self) -> None:
+        self.scope_stats = (
+            "SELECT coalesce(sum(row_count), 0), coalesce(sum(total_length), 0) "
+            "FROM document_scopes WHERE tenant_id = ? AND name = ? {scopes}"
+        )
+        self.term_stats = (
+            "SELECT term, sum(row_count) FROM document_terms WHERE tenant_id = ? AND name = ? "
+            "{scopes} AND term IN ({marks}) GROUP BY term"
+        )
+        self.terms_after = (
+            "SELECT terms FROM documents WHERE tenant_id = ? AND name = ? AND position > ? {scopes}"
+        )
+        self.stat_rows_of_keys = (
+            "SELECT scope, terms FROM documents WHERE tenant_id = ? AND name = ? "
+            "AND key IN ({marks})"
+        )
+        self.stat_rows_of_events = (
+            "SELECT name, scope, terms FROM documents WHERE tenant_id = ? AND event_id = ?"
+        )
+        self.add_scope_stats = (
+            "INSERT INTO document_scopes (tenant_id, name, scope, row_count, total_length) "
+            "VALUES (?, ?, ?, ?, ?) ON CONFLICT (tenant_id, name, scope) DO UPDATE SET "
+            "row_count = row_count + excluded.row_count, "
+            "total_length = total_length + excluded.total_length"
+        )
+        self.add_term_stats = (
+            "INSERT INTO document_terms (tenant_id, name, scope, term, row_count) "
+            "VALUES (?, ?, ?, ?, ?) ON CONFLICT (tenant_id, name, scope, term) DO UPDATE SET "
+            "row_count = row_count + excluded.row_count"
+        )
+        self.drop_empty_scope = (
+            "DELETE FROM document_scopes WHERE tenant_id = ? AND name = ? AND scope = ? "
+            "AND row_count <= 0"
+        )
+        self.drop_empty_term = (
+            "DELETE FROM document_terms WHERE tenant_id = ? AND name = ? AND scope = ? "
+            "AND term = ? AND row_count <= 0"
+        )
+        self.reset_scope_stats = "DELETE FROM document_scopes WHERE tenant_id = ? AND name = ?"
+        self.reset_term_stats = "DELETE FROM document_terms WHERE tenant_id = ? AND name = ?"
 
 
 @cache
