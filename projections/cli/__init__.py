@@ -8,22 +8,45 @@ prints readable tables for people and, with ``--json``, JSON for machines. Exit 
 from __future__ import annotations
 
 import os
+import sys
+from typing import TYPE_CHECKING, Any
 
-import click
-
-from eventstore import LedgerError
-from projections.cli.common import EXIT_ERROR, cli, stderr
+if TYPE_CHECKING:
+    from projections.cli.common import cli
 
 __all__ = ["cli", "load_all", "main"]
+
+
+def __getattr__(name: str) -> Any:
+    # The group is built on first use: ``ctxledger --version`` imports none of it.
+    if name == "cli":
+        from projections.cli.common import cli
+
+        return cli
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def load_all() -> None:
     """Import every command module (commands load lazily otherwise; tools that walk
     ``cli.commands``, like the CLI reference, need them all)."""
+    import click
+
     from projections.cli.catalogue import COMMANDS
+    from projections.cli.common import cli
 
     for name in COMMANDS:
         cli.get_command(click.Context(cli), name)
+
+
+def _print_version() -> None:
+    """``ctxledger --version`` as click's version option prints it, importing nothing else."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        found = version("ctxledger")
+    except PackageNotFoundError:  # run from a source tree that was never installed
+        found = "unknown (not installed: pip install -e .)"
+    print(f"ctxledger, version {found}")
 
 
 def main() -> None:
@@ -31,6 +54,12 @@ def main() -> None:
 
     Errors the commands do not turn into messages themselves still end as one line on
     standard error and exit 2, never as a traceback (``CTXLEDGER_DEBUG=1`` shows it)."""
+    if sys.argv[1:] == ["--version"]:
+        _print_version()
+        return
+    from eventstore import LedgerError
+    from projections.cli.common import EXIT_ERROR, cli, stderr
+
     try:
         cli(prog_name="ctxledger")
     except (LedgerError, ValueError, OverflowError, RecursionError, OSError) as error:

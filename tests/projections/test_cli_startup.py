@@ -1,0 +1,48 @@
+"""Start-up through the real console script: ``ctxledger --version`` prints the installed
+version and imports nothing it does not print (no click, no rich, no pydantic, no store)."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from importlib.metadata import version
+
+from tests.projections.test_cli import SCRIPT, ctxledger
+
+
+def test_version_prints_the_installed_version() -> None:
+    result = ctxledger("--version")
+    assert result.returncode == 0, result.stderr
+    assert result.stdout == f"ctxledger, version {version('ctxledger')}\n"
+
+
+def test_version_imports_nothing_it_does_not_print() -> None:
+    # The console script's own entry point, run under -X importtime in a new interpreter.
+    code = (
+        "import sys; sys.argv = ['ctxledger', '--version']; "
+        "from projections.cli import main; main()"
+    )
+    result = subprocess.run(
+        [sys.executable, "-X", "importtime", "-c", code],
+        capture_output=True,
+        text=True,
+        check=True,
+        timeout=60,
+    )
+    imported = {line.split("|")[-1].strip() for line in result.stderr.splitlines()}
+    for heavy in (
+        "click",
+        "rich",
+        "pydantic",
+        "sqlalchemy",
+        "eventstore",
+        "projections.cli.common",
+    ):
+        assert heavy not in imported, f"--version imported {heavy}"
+    assert SCRIPT, "the console script is installed"
+
+
+def test_version_after_another_option_still_works() -> None:
+    result = ctxledger("--version", "--help")  # not the fast path: click answers
+    assert result.returncode == 0, result.stderr
+    assert result.stdout == f"ctxledger, version {version('ctxledger')}\n"
