@@ -28,7 +28,7 @@ from projections.session.needs import (
     recall_needs,
     served_groups,
 )
-from projections.session.recall_block import Recall, RecallHit
+from projections.session.recall_block import Recall, RecallHit, RecallPlan, plan_recall
 from projections.session.render import OverBudget, RenderedContext, fit_plan, render
 from projections.session.state import Cut, SessionState
 from projections.telemetry import conversation, operation
@@ -280,6 +280,26 @@ class SessionReads:
                 return None
             return (await self.with_bodies(state.cut(), [index])).message(index)
 
+        return await self._checked(attempt)
+
+    async def recall_block(
+        self, query: str, room: int, served: Iterable[str] = (), *, share: float = 0.4
+    ) -> RecallPlan:
+        """The recalled block for ``query`` on its own, within ``room`` tokens (its message
+        counted as the render counts it), leaving out the groups of the messages already
+        ``served``: what a framework hook adds beside a context it rendered without recall
+        (the Agents SDK session's ``recall_filter``). ``share`` only labels the block."""
+
+        async def attempt() -> RecallPlan:
+            cut = (await self.latest()).cut()
+            index_of = cut.state.index_of
+            taken = {cut.state.group_of(i) for i in served if i in index_of}
+            found = await self._recall(cut, RecallOptions(query=query, share=share))
+            cut = await self.with_bodies(cut, recall_needs(cut, found, taken))
+            return plan_recall(cut, found, taken, room, self.ledger.counter.count_text)
+
+        if room <= 0 or not query.strip():
+            return RecallPlan(None, 0)
         return await self._checked(attempt)
 
     async def compaction_cut(self) -> Cut:

@@ -68,6 +68,7 @@ class SyncSession:
     render = blocking(Session.render)
     search = blocking(Session.search)
     read_message = blocking(Session.read_message)
+    recall_block = blocking(Session.recall_block)
     with_bodies = blocking(Session.with_bodies)
     all_messages = blocking(Session.all_messages)
     compaction_cut = blocking(Session.compaction_cut)

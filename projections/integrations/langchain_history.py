@@ -36,7 +36,7 @@ from uuid_utils.compat import uuid7
 from eventstore import EventStore
 from projections.context.budget import Budget
 from projections.context.messages import Message, Role, ToolCall, text_of
-from projections.errors import MessageValidationError
+from projections.errors import ConfigurationError, MessageValidationError
 from projections.integrations.generations import (
     current_generation,
     generation_session,
@@ -44,6 +44,7 @@ from projections.integrations.generations import (
 )
 from projections.integrations.loop_thread import LoopThread
 from projections.ledger import Ledger, Session
+from projections.recall.search import RecallOptions
 
 __all__ = ["LedgerChatMessageHistory", "from_langchain", "to_langchain"]
 
@@ -115,6 +116,10 @@ class LedgerChatMessageHistory(BaseChatMessageHistory):
         tenant_id: the tenant.
         user_id: the user, for memory proposals from the session.
         budget: return the compacted context under this budget instead of every message.
+        recall: with ``budget``, page back the best older turns for the latest human
+            message (off by default): add the new input before reading ``messages`` for it
+            to be the query (``RunnableWithMessageHistory`` reads the history before it adds
+            the input, so there the query is the turn before).
     """
 
     def __init__(
@@ -125,12 +130,19 @@ class LedgerChatMessageHistory(BaseChatMessageHistory):
         tenant_id: str,
         user_id: str | None = None,
         budget: Budget | None = None,
+        recall: RecallOptions | None = None,
     ) -> None:
+        if recall is not None and budget is None:
+            raise ConfigurationError(
+                "recall pages older turns into a compacted context: give a budget too "
+                "(LedgerChatMessageHistory(..., budget=Budget(...), recall=RecallOptions()))"
+            )
         self.session_id = session_id
         self.ledger = Ledger(store)
         self.tenant_id = tenant_id
         self.user_id = user_id
         self.budget = budget
+        self.recall = recall
         self._loop = LoopThread()
 
     @classmethod
@@ -142,11 +154,14 @@ class LedgerChatMessageHistory(BaseChatMessageHistory):
         tenant_id: str,
         user_id: str | None = None,
         budget: Budget | None = None,
+        recall: RecallOptions | None = None,
         **store_options: Any,
     ) -> LedgerChatMessageHistory:
         """A history on the database at ``url`` (``store_options`` go to ``EventStore.open``)."""
         store = EventStore.open(url, **store_options)
-        return cls(session_id, store, tenant_id=tenant_id, user_id=user_id, budget=budget)
+        return cls(
+            session_id, store, tenant_id=tenant_id, user_id=user_id, budget=budget, recall=recall
+        )
 
     def close(self) -> None:
         """Close the store and stop the history's loop."""
@@ -197,7 +212,7 @@ class LedgerChatMessageHistory(BaseChatMessageHistory):
         session = await self.session()
         if self.budget is None:
             return [to_langchain(m) for m in await session.messages()]
-        rendered = await session.render(self.budget)
+        rendered = await session.render(self.budget, recall=self.recall or False)
         return [to_langchain(m) for m in rendered.messages]
 
     async def _add(self, messages: Sequence[BaseMessage]) -> None:

@@ -38,6 +38,7 @@ from projections.context.budget import Budget
 from projections.context.formats import from_messages, to_messages
 from projections.errors import ConfigurationError, ContextOverBudgetError, ContextOverBudgetWarning
 from projections.integration_events import GENERATION_STARTED
+from projections.integrations.agents_recall import add_recalled, window_budget
 from projections.integrations.generations import (
     control_stream,
     current_generation,
@@ -45,7 +46,9 @@ from projections.integrations.generations import (
     start_generation,
 )
 from projections.ledger import Ledger, Session
+from projections.recall.search import RecallOptions
 from projections.session.fold import SessionView
+from projections.session.recall_block import RecallPlan
 from projections.session.render import Manifest, RenderedContext
 from projections.summaries.summarizer import Summarizer, SummarizerFunction
 
@@ -82,6 +85,10 @@ class CompactionSettings:
         on_over_budget: what to do when the context is over usable even after compaction:
             ``"warn"`` (a :class:`ContextOverBudgetWarning`), ``"raise"`` (a
             :class:`ContextOverBudgetError` from ``get_items``) or ``"ignore"``.
+        recall: page back the best older turns for each run's input (off by default):
+            ``get_items`` leaves ``recall.share`` of usable free and the filter of
+            :meth:`LedgerSession.run_config` fills it before each model call
+            (:mod:`projections.integrations.agents_recall`).
     """
 
     budget: Budget
@@ -92,6 +99,7 @@ class CompactionSettings:
     backoff_groups: int = 4
     mask_results: bool = True
     on_over_budget: OverBudget = "warn"
+    recall: RecallOptions | None = None
 
     def __post_init__(self) -> None:
         usable = self.budget.usable
@@ -145,6 +153,8 @@ class LedgerSession:
         self.last_manifest: Manifest | None = None
         #: what the last compaction ``get_items`` ran did (None: none was due)
         self.last_compaction: CompactionOutcome | None = None
+        #: the block the recall filter last added (its entries: what was recalled, and why)
+        self.last_recall: RecallPlan | None = None
 
     async def _generation(self, at_position: int | None = None) -> tuple[str, int]:
         """The current generation's name and the control stream's version."""
@@ -177,7 +187,7 @@ class LedgerSession:
     async def _compacted(self, session: Session) -> list[Any]:
         settings = self.compaction
         assert settings is not None
-        budget, keep = settings.budget, settings.keep_groups
+        budget, keep = window_budget(settings.budget, settings.recall), settings.keep_groups
         rendered = await session.render(
             budget, keep_groups=keep, fmt="responses", over_budget="serve"
         )
@@ -206,7 +216,8 @@ class LedgerSession:
     def _tell_if_over(self, rendered: RenderedContext) -> None:
         settings = self.compaction
         assert settings is not None
-        tokens, usable = rendered.manifest.tokens, settings.budget.usable
+        tokens = rendered.manifest.tokens
+        usable = window_budget(settings.budget, settings.recall).usable
         if tokens["total"] <= usable or settings.on_over_budget == "ignore":
             return
         why = rendered.manifest.over_why or "the parts that must be served do not fit"
@@ -251,6 +262,25 @@ class LedgerSession:
             kept=kept,
             user_id=self.user_id,
         )
+
+    async def recall_filter(self, data: Any) -> Any:
+        """A ``call_model_input_filter`` adding the recalled block for the run's input before
+        each model call (see :mod:`projections.integrations.agents_recall`)."""
+        settings = self.compaction
+        if settings is None or settings.recall is None:
+            return data.model_data
+        served = self.last_manifest.message_ids if self.last_manifest else []
+        session = await self.current()
+        updated, self.last_recall = await add_recalled(
+            data, session, settings.budget, settings.recall, served
+        )
+        return updated
+
+    def run_config(self, **options: Any) -> Any:
+        """A ``RunConfig`` (with ``options``) whose model input filter adds recall."""
+        from agents import RunConfig
+
+        return RunConfig(call_model_input_filter=self.recall_filter, **options)
 
     def usage_hooks(self) -> Any:
         """``RunHooks`` that record every model call of a run on this session (input, cached

@@ -22,6 +22,7 @@ from langchain_core.runnables.history import RunnableWithMessageHistory
 from eventstore import EventStore
 from projections.context.budget import Budget
 from projections.integrations.langchain_history import LedgerChatMessageHistory
+from projections.recall.search import RecallOptions
 from tests.conftest import ROOT
 from tests.projections.test_cli import ctxledger
 
@@ -132,6 +133,36 @@ def test_budget_serves_the_compacted_context(tmp_path: Path) -> None:
         served = history.messages
         assert 0 < len(served) < 120  # the window under the budget, not all 120
         assert served[-1].content == "Train G7059 leaves at 11:15."
+
+
+def test_recall_pages_back_an_old_turn_for_the_latest_question(tmp_path: Path) -> None:
+    budget = Budget(context_limit=600, max_output_tokens=50, tool_reserve=0, safety_margin=0)
+    path = str(tmp_path / "l.db")
+    with LedgerChatMessageHistory.open(
+        path, "long", tenant_id="acme", budget=budget, recall=RecallOptions(share=0.3)
+    ) as history:
+        history.add_messages([HumanMessage("My seat on the sleeper is berth 14B.")])
+        for turn in range(40):
+            history.add_messages(
+                [HumanMessage(f"Stop {turn}: any delays?"), AIMessage(f"None at stop {turn}.")]
+            )
+        history.add_messages([HumanMessage("Which berth is my seat on the sleeper?")])
+        served = history.messages
+        recalled = [m for m in served if "<recalled trust='untrusted'>" in str(m.content)]
+        assert len(recalled) == 1
+        assert "berth 14B" in str(recalled[0].content)
+        assert served[-1].content == "Which berth is my seat on the sleeper?"
+        with LedgerChatMessageHistory.open(path, "long", tenant_id="acme") as raw:
+            assert not any("<recalled" in str(m.content) for m in raw.messages)  # never stored
+
+
+def test_recall_without_a_budget_is_refused(tmp_path: Path) -> None:
+    from projections.errors import ConfigurationError
+
+    with pytest.raises(ConfigurationError, match="give a budget too"):
+        LedgerChatMessageHistory.open(
+            str(tmp_path / "l.db"), "x", tenant_id="acme", recall=RecallOptions()
+        )
 
 
 def test_a_message_without_a_role_is_a_clear_error(tmp_path: Path) -> None:
