@@ -129,6 +129,7 @@ def locomo_questions(limit: int | None) -> list[tuple[str, list[Message], list[Q
                 evidence=[
                     e for item in qa.get("evidence", []) for e in re.split(r"[;,\s]+", item) if e
                 ],
+                category=LOCOMO_CATEGORIES[qa["category"]],
             )
             for qa in sample["qa"]
             if qa.get("category") in (1, 2, 3, 4) and "answer" in qa
@@ -166,6 +167,10 @@ def bfcl_questions(limit: int | None) -> list[tuple[str, list[Message], list[Que
     return cases
 
 
+#: LoCoMo's QA categories as its evaluation code names them (5, adversarial, is left out).
+LOCOMO_CATEGORIES = {1: "multi-hop", 2: "temporal", 3: "open-domain", 4: "single-hop"}
+
+
 @dataclass(frozen=True)
 class Question:
     """A question about a conversation: its text, acceptable answers, evidence message ids."""
@@ -173,3 +178,4 @@ class Question:
     text: str
     answers: list[str]
     evidence: list[str]
+    category: str = ""  # LoCoMo's: single-hop, multi-hop, temporal, open-domain

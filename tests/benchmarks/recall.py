@@ -70,6 +70,8 @@ class Tally:
     recalled_tokens: list[int] = field(default_factory=list)
     over_usable: int = 0  # renders over usable, counted message by message
     renders: int = 0
+    # per question category (LoCoMo): [questions with evidence, all evidence recalled]
+    by_category: dict[str, list[int]] = field(default_factory=dict)
 
     def add(self, other: Tally) -> None:
         self.questions += other.questions
@@ -82,6 +84,10 @@ class Tally:
         self.recalled_tokens += other.recalled_tokens
         self.over_usable += other.over_usable
         self.renders += other.renders
+        for category, (asked, found) in other.by_category.items():
+            mine = self.by_category.setdefault(category, [0, 0])
+            mine[0] += asked
+            mine[1] += found
 
 
 async def measure(
@@ -149,6 +155,10 @@ def _score(
         tally.answers[mode] += answered(question, sent_text(rendered))
         if question.evidence:
             tally.evidence[mode] += set(question.evidence) <= sent_ids(rendered)
+    if question.evidence and question.category:
+        counts = tally.by_category.setdefault(question.category, [0, 0])
+        counts[0] += 1
+        counts[1] += set(question.evidence) <= sent_ids(renders["recall"])
     recall = renders["recall"].manifest
     tally.compression.append(history / max(recall.tokens["total"], 1))
     tally.recalled_tokens.append(recall.tokens.get("recalled", 0))
@@ -179,6 +189,10 @@ def _figures(tally: Tally) -> dict[str, Any]:
         "recalled_tokens": statistics.median(tally.recalled_tokens) if tally.recalled_tokens else 0,
         "renders": tally.renders,
         "over_usable": tally.over_usable,
+        "recall_evidence_by_category": {
+            category: share(found, asked)
+            for category, (asked, found) in sorted(tally.by_category.items())
+        },
     }
 
 
@@ -199,6 +213,11 @@ def report(results: dict[str, Any]) -> str:
             f"{pct(a['summary'])} {pct(a['recall'])} {pct(r['answers_of_ceiling']['recall']):>11} "
             f"{r['compression']:>4.1f}x {r['over_usable']:>5}/{r['renders']:<5}"
         )
+    for name, r in results.items():
+        categories = r["recall_evidence_by_category"]
+        if categories:
+            shown = ", ".join(f"{c} {pct(v).strip()}" for c, v in categories.items())
+            lines.append(f"{name}: all evidence recalled, by category: {shown}")
     return "\n".join(lines)
 
 
