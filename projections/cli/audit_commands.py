@@ -27,6 +27,7 @@ from projections.cli.common import (
     stdout,
 )
 from projections.cli.keys import public_key_option, read_checkpoint, verifiers
+from projections.cli.params import TENANT_HELP
 from projections.cli.progress import task_progress
 
 __all__: list[str] = []
@@ -73,7 +74,7 @@ def keygen_command(name: str, output: Path, as_json: bool) -> None:
 
 
 @cli.command("checkpoint")
-@click.option("--tenant", required=True)
+@click.option("--tenant", required=True, help=TENANT_HELP)
 @click.option(
     "--key",
     "key_file",
@@ -118,7 +119,7 @@ def checkpoint_command(
 
 
 @cli.command("export")
-@click.option("--tenant", required=True)
+@click.option("--tenant", required=True, help=TENANT_HELP)
 @click.option("--stream", help="Only this stream (each event with its inclusion proof).")
 @click.option(
     "-o",

@@ -7,6 +7,7 @@ from typing import Any
 import click
 from rich.table import Table
 
+from projections.cli.budget_options import budget_options
 from projections.cli.common import (
     cli,
     json_option,
@@ -16,8 +17,8 @@ from projections.cli.common import (
     stdout,
     stored_session,
 )
-from projections.cli.params import COUNT, POSITIVE
-from projections.cli.session_commands import context_limit_for, show_unreadable
+from projections.cli.params import COUNT, POSITIVE, SESSION_HELP, TENANT_HELP
+from projections.cli.session_commands import show_unreadable
 from projections.compactor import CompactionOutcome
 from projections.context.budget import Budget
 from projections.context.tokens import TiktokenCounter
@@ -27,8 +28,8 @@ __all__: list[str] = []
 
 
 @cli.command("compact")
-@click.option("--tenant", required=True)
-@click.option("--session", "session_id", required=True)
+@click.option("--tenant", required=True, help=TENANT_HELP)
+@click.option("--session", "session_id", required=True, help=SESSION_HELP)
 @click.option(
     "--summarizer",
     type=click.Choice(["offline", "openai"]),
@@ -46,15 +47,22 @@ __all__: list[str] = []
     envvar="CTXLEDGER_SUMMARIZER_MODEL",
     help="The model name the server expects.",
 )
-@click.option("--context-limit", type=POSITIVE, help="Tokens of the model's context window.")
-@click.option("--max-output", type=COUNT, default=4_000, show_default=True)
-@click.option("--model", default="gpt-4o", show_default=True)
+@budget_options
+@click.option(
+    "--model", default="gpt-4o", show_default=True, help="Sets the default context limit."
+)
 @click.option(
     "--summary-budget",
     type=POSITIVE,
     help="An upper bound for the summary's tokens (default: a share of the room left).",
 )
-@click.option("--keep-groups", type=COUNT, default=6, show_default=True)
+@click.option(
+    "--keep-groups",
+    type=COUNT,
+    default=6,
+    show_default=True,
+    help="The most recent groups always kept verbatim.",
+)
 @click.option(
     "--target",
     type=click.FloatRange(0, 1, min_open=True),
@@ -76,8 +84,7 @@ def compact_command(
     summarizer: str,
     base_url: str | None,
     summarizer_model: str | None,
-    context_limit: int | None,
-    max_output: int,
+    budget: Budget,
     model: str,
     summary_budget: int | None,
     keep_groups: int,
@@ -105,12 +112,6 @@ def compact_command(
             model=summarizer_model,
             api_key=os.environ.get("OPENAI_API_KEY", "unused"),
         )
-    try:
-        budget = Budget(
-            context_limit=context_limit or context_limit_for(model), max_output_tokens=max_output
-        )
-    except ValueError as error:
-        raise click.UsageError(str(error)) from error
 
     async def action() -> Any:
         async with open_store(context) as store:
@@ -178,8 +179,8 @@ def describe_outcome(outcome: CompactionOutcome, budget: Budget) -> list[str]:
 
 
 @cli.command("summaries")
-@click.option("--tenant", required=True)
-@click.option("--session", "session_id", required=True)
+@click.option("--tenant", required=True, help=TENANT_HELP)
+@click.option("--session", "session_id", required=True, help=SESSION_HELP)
 @json_option()
 @click.pass_context
 def summaries_command(context: click.Context, tenant: str, session_id: str, as_json: bool) -> None:
@@ -212,15 +213,16 @@ def summaries_command(context: click.Context, tenant: str, session_id: str, as_j
 
 
 @cli.command("rollback")
-@click.option("--tenant", required=True)
-@click.option("--session", "session_id", required=True)
+@click.option("--tenant", required=True, help=TENANT_HELP)
+@click.option("--session", "session_id", required=True, help=SESSION_HELP)
 @click.option(
     "--to",
+    "--to-version",
     "to_version",
     type=COUNT,
     help="The summary version to restore (default: the active summary's parent).",
 )
-@click.option("--reason", required=True)
+@click.option("--reason", required=True, help="Why, recorded with the event.")
 @json_option("Print the result as JSON.")
 @click.pass_context
 def rollback_command(

@@ -9,7 +9,7 @@ import click
 from rich.table import Table
 
 from projections.cli.common import cli, json_option, open_store, print_json, run, stdout
-from projections.cli.params import POSITIVE_FLOAT
+from projections.cli.params import POSITIVE_FLOAT, TENANT_HELP, USER_HELP
 from projections.cli.recording import TIME, data_of, print_event, split_scopes, utc
 from projections.memory import LongTermMemory
 from projections.render import literal
@@ -30,8 +30,8 @@ _SCOPE_HELP = "category:NAME (or NAME) or key:PATTERN (glob); repeatable."
 
 
 @consent_group.command("grant")
-@click.option("--tenant", required=True)
-@click.option("--user", "user_id", required=True)
+@click.option("--tenant", required=True, help=TENANT_HELP)
+@click.option("--user", "user_id", required=True, help=USER_HELP)
 @click.option("--scope", "scopes", multiple=True, required=True, help=_SCOPE_HELP)
 @click.option("--expires", type=TIME, help="When the consent ends (ISO 8601, UTC if no offset).")
 @click.option("--days", type=POSITIVE_FLOAT, help="The consent ends this many days from now.")
@@ -78,8 +78,8 @@ def consent_grant(
 
 
 @consent_group.command("revoke")
-@click.option("--tenant", required=True)
-@click.option("--user", "user_id", required=True)
+@click.option("--tenant", required=True, help=TENANT_HELP)
+@click.option("--user", "user_id", required=True, help=USER_HELP)
 @click.option("--scope", "scopes", multiple=True, help=_SCOPE_HELP)
 @click.option("--consent-id", help="Revoke this consent.")
 @click.option("--all", "everything", is_flag=True, help="Revoke every consent of the user.")
@@ -89,7 +89,7 @@ def consent_grant(
     show_default=True,
     help="Why (optional: withdrawing consent is as easy as giving it, GDPR art. 7(3)).",
 )
-@click.option("--method", default="cli", show_default=True)
+@click.option("--method", default="cli", show_default=True, help="How the revocation was made.")
 @json_option()
 @click.pass_context
 def consent_revoke(
@@ -124,8 +124,8 @@ def consent_revoke(
 
 
 @consent_group.command("list")
-@click.option("--tenant", required=True)
-@click.option("--user", "user_id", required=True)
+@click.option("--tenant", required=True, help=TENANT_HELP)
+@click.option("--user", "user_id", required=True, help=USER_HELP)
 @json_option()
 @click.pass_context
 def consent_list(context: click.Context, tenant: str, user_id: str, as_json: bool) -> None:

@@ -10,6 +10,7 @@ from typing import Any
 import click
 from rich.table import Table
 
+from projections.cli.budget_options import budget_options
 from projections.cli.common import (
     cli,
     json_option,
@@ -19,8 +20,7 @@ from projections.cli.common import (
     stdout,
     stored_session,
 )
-from projections.cli.params import COUNT, POSITIVE
-from projections.cli.session_commands import context_limit_for
+from projections.cli.params import COUNT, SESSION_HELP, TENANT_HELP
 from projections.context.budget import Budget
 from projections.context.tokens import TiktokenCounter
 from projections.ledger import Ledger
@@ -35,22 +35,32 @@ __all__: list[str] = []
 
 
 @cli.command("consistency")
-@click.option("--tenant", required=True)
-@click.option("--session", "session_id", required=True)
+@click.option("--tenant", required=True, help=TENANT_HELP)
+@click.option("--session", "session_id", required=True, help=SESSION_HELP)
 @click.option(
     "--base-url", required=True, envvar="CTXLEDGER_ANSWER_URL", help="OpenAI-compatible server."
 )
-@click.option("--answer-model", required=True, envvar="CTXLEDGER_ANSWER_MODEL")
+@click.option(
+    "--answer-model",
+    required=True,
+    envvar="CTXLEDGER_ANSWER_MODEL",
+    help="The model that answers the questions (the server's name for it).",
+)
 @click.option("--question", "questions", multiple=True, help="A question (repeatable).")
 @click.option(
     "--questions-file",
     type=click.Path(exists=True, dir_okay=False, path_type=Path),
     help="One question per line.",
 )
-@click.option("--context-limit", type=POSITIVE, help="Tokens of the model's context window.")
-@click.option("--max-output", type=COUNT, default=4_000, show_default=True)
+@budget_options
 @click.option("--model", default="gpt-4o", show_default=True, help="Sets the default limit.")
-@click.option("--keep-groups", type=COUNT, default=6, show_default=True)
+@click.option(
+    "--keep-groups",
+    type=COUNT,
+    default=6,
+    show_default=True,
+    help="The most recent groups always kept verbatim.",
+)
 @json_option()
 @click.pass_context
 def consistency_command(
@@ -61,8 +71,7 @@ def consistency_command(
     answer_model: str,
     questions: tuple[str, ...],
     questions_file: Path | None,
-    context_limit: int | None,
-    max_output: int,
+    budget: Budget,
     model: str,
     keep_groups: int,
     as_json: bool,
@@ -75,12 +84,6 @@ def consistency_command(
     asked = list(questions)
     if questions_file is not None:
         asked += [q for q in questions_file.read_text(encoding="utf-8").splitlines() if q.strip()]
-    try:
-        budget = Budget(
-            context_limit=context_limit or context_limit_for(model), max_output_tokens=max_output
-        )
-    except ValueError as error:
-        raise click.UsageError(str(error)) from error
     answerer = OpenAICompatibleAnswerer(
         base_url=base_url, model=answer_model, api_key=os.environ.get("OPENAI_API_KEY", "unused")
     )

@@ -21,7 +21,7 @@ from projections.cli.common import (
     stderr,
     stdout,
 )
-from projections.cli.params import COUNT, POSITIVE
+from projections.cli.params import COUNT, POSITIVE, TENANT_HELP
 from projections.erasure import CascadedErasure, erase_events, erase_sessions, erase_users
 from projections.render import literal
 
@@ -205,8 +205,8 @@ def _print_erasure(receipt: CascadedErasure, dry_run: bool) -> None:
 
 
 @cli.command("append")
-@click.option("--tenant", required=True)
-@click.option("--stream", required=True)
+@click.option("--tenant", required=True, help=TENANT_HELP)
+@click.option("--stream", required=True, help="The stream to append to, e.g. session/42.")
 @click.option("--type", "event_type", required=True, help="The event type.")
 @click.option("--data", default=None, help="The payload as a JSON object (default {}).")
 @click.option(
@@ -264,7 +264,7 @@ def append_command(
 
 
 @cli.command("streams")
-@click.option("--tenant", required=True)
+@click.option("--tenant", required=True, help=TENANT_HELP)
 @json_option()
 @click.pass_context
 def streams_command(context: click.Context, tenant: str, as_json: bool) -> None:

@@ -23,7 +23,13 @@ __all__: list[str] = []
     show_default=True,
     help="stdio for a local agent, or streamable HTTP on 127.0.0.1.",
 )
-@click.option("--port", type=click.IntRange(1, 65535), default=8765, show_default=True)
+@click.option(
+    "--port",
+    type=click.IntRange(1, 65535),
+    default=8765,
+    show_default=True,
+    help="The port to serve on (with an HTTP transport).",
+)
 @click.pass_context
 def mcp_command(
     context: click.Context,

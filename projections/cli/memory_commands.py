@@ -15,7 +15,7 @@ from rich.table import Table
 
 from eventstore import EventStore
 from projections.cli.common import cli, json_option, open_store, print_json, run, stdout
-from projections.cli.params import FRACTION, POSITIVE, POSITIVE_FLOAT
+from projections.cli.params import FRACTION, POSITIVE, POSITIVE_FLOAT, TENANT_HELP, USER_HELP
 from projections.cli.progress import task_progress
 from projections.cli.recording import print_event, utc
 from projections.memory import LongTermMemory, MemoryPolicy, Promoter, PromotionReport
@@ -50,8 +50,8 @@ _AT_HELP = "As it was at a tenant position or time (ISO 8601, UTC if no offset).
 
 
 @memory_group.command("candidates")
-@click.option("--tenant", required=True)
-@click.option("--user", "user_id", required=True)
+@click.option("--tenant", required=True, help=TENANT_HELP)
+@click.option("--user", "user_id", required=True, help=USER_HELP)
 @click.option("--at", "at", help=_AT_HELP)
 @json_option()
 @click.pass_context
@@ -83,8 +83,8 @@ def memory_candidates(
 
 
 @memory_group.command("recall")
-@click.option("--tenant", required=True)
-@click.option("--user", "user_id", required=True)
+@click.option("--tenant", required=True, help=TENANT_HELP)
+@click.option("--user", "user_id", required=True, help=USER_HELP)
 @click.option("--key", "keys", multiple=True, help="Only these keys (repeatable).")
 @click.option("--category", "categories", multiple=True, help="Only these categories.")
 @click.option("--at", "at", help=_AT_HELP)
@@ -131,11 +131,16 @@ def memory_recall(
 
 
 @memory_group.command("forget")
-@click.option("--tenant", required=True)
-@click.option("--user", "user_id", required=True)
+@click.option("--tenant", required=True, help=TENANT_HELP)
+@click.option("--user", "user_id", required=True, help=USER_HELP)
 @click.argument("key_or_id")
-@click.option("--requested-by", required=True)
-@click.option("--reason", default="the user asked to forget it", show_default=True)
+@click.option("--requested-by", required=True, help="Who asked to forget it.")
+@click.option(
+    "--reason",
+    default="the user asked to forget it",
+    show_default=True,
+    help="Why, recorded with the event.",
+)
 @json_option()
 @click.pass_context
 def memory_forget(
@@ -166,13 +171,13 @@ def memory_forget(
 
 
 @memory_group.command("propose")
-@click.option("--tenant", required=True)
-@click.option("--user", "user_id", required=True)
-@click.option("--key", required=True)
-@click.option("--value", required=True)
-@click.option("--category", required=True)
+@click.option("--tenant", required=True, help=TENANT_HELP)
+@click.option("--user", "user_id", required=True, help=USER_HELP)
+@click.option("--key", required=True, help="What the memory is about, e.g. seat_preference.")
+@click.option("--value", required=True, help="What to remember.")
+@click.option("--category", required=True, help="Its category (the policy promotes by category).")
 @click.option("--source", "sources", multiple=True, required=True, help="A source event id.")
-@click.option("--confidence", type=FRACTION, required=True)
+@click.option("--confidence", type=FRACTION, required=True, help="How sure, from 0 to 1.")
 @click.option("--session", "session_id", help="The session it was proposed in.")
 @click.option("--ttl-days", type=POSITIVE_FLOAT, help="Overrides the policy's time to live.")
 @json_option()
@@ -211,7 +216,7 @@ def memory_propose(
 
 
 @memory_group.command("policy")
-@click.option("--tenant", required=True)
+@click.option("--tenant", required=True, help=TENANT_HELP)
 @click.option(
     "--set",
     "policy_file",

@@ -30,7 +30,13 @@ __all__: list[str] = []
     help="Write the textfile (for node_exporter's textfile collector) instead of stdout.",
 )
 @click.option("--serve", is_flag=True, help="Serve /metrics on 127.0.0.1 for a Prometheus scrape.")
-@click.option("--port", type=click.IntRange(1, 65535), default=9464, show_default=True)
+@click.option(
+    "--port",
+    type=click.IntRange(1, 65535),
+    default=9464,
+    show_default=True,
+    help="The port to serve the metrics on.",
+)
 @click.pass_context
 def metrics_command(
     context: click.Context,

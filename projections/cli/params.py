@@ -8,7 +8,16 @@ from typing import Any
 
 import click
 
-__all__ = ["COUNT", "FRACTION", "POSITIVE", "POSITIVE_FLOAT", "FiniteFloat"]
+__all__ = [
+    "COUNT",
+    "FRACTION",
+    "POSITIVE",
+    "POSITIVE_FLOAT",
+    "SESSION_HELP",
+    "TENANT_HELP",
+    "USER_HELP",
+    "FiniteFloat",
+]
 
 _INT64 = 2**63 - 1
 
@@ -47,3 +56,8 @@ class FiniteFloat(click.ParamType):  # type: ignore[type-arg]
 POSITIVE_FLOAT = FiniteFloat(0, low_open=True)
 #: A finite number from 0 to 1 (a confidence).
 FRACTION = FiniteFloat(0, 1)
+
+#: The help of the options most commands share, written once.
+TENANT_HELP = "The tenant (every command reads or writes one tenant's log)."
+SESSION_HELP = "The session id, as given at ingest or append (not the stream name)."
+USER_HELP = "The user whose consent and memories these are."

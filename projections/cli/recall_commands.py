@@ -9,6 +9,7 @@ import click
 from rich.table import Table
 
 from projections.cli.common import cli, json_option, open_store, print_json, run, stdout
+from projections.cli.params import TENANT_HELP
 from projections.context.messages import text_of
 from projections.ledger import Ledger
 from projections.recall.index import SEARCH_INDEX
@@ -20,14 +21,21 @@ __all__: list[str] = []
 
 @cli.command("search")
 @click.argument("query")
-@click.option("--tenant", required=True)
+@click.option("--tenant", required=True, help=TENANT_HELP)
 @click.option(
     "--session",
     "session_ids",
     multiple=True,
     help="Search this session (repeat for several; default: every session of the tenant).",
 )
-@click.option("--k", "limit", type=click.IntRange(1, 500), default=10, show_default=True)
+@click.option(
+    "--k",
+    "limit",
+    type=click.IntRange(1, 500),
+    default=10,
+    show_default=True,
+    help="How many results.",
+)
 @json_option("One JSON object per hit.")
 @click.pass_context
 def search_command(

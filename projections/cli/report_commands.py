@@ -19,6 +19,7 @@ from projections.cli.common import (
     stdout,
     stored_session,
 )
+from projections.cli.params import TENANT_HELP
 from projections.cli.progress import task_progress
 from projections.ledger import Ledger
 from projections.reports.stats import SessionStats, TenantStats, tenant_stats
@@ -51,7 +52,7 @@ def _fmt(value: object) -> str:
 
 
 @cli.command("stats")
-@click.option("--tenant", required=True)
+@click.option("--tenant", required=True, help=TENANT_HELP)
 @click.option("--session", "session_id", help="Only this session.")
 @json_option("The metrics as JSON.")
 @click.option(
@@ -60,6 +61,7 @@ def _fmt(value: object) -> str:
     type=click.Choice(["table", "json", "prometheus"]),
     default="table",
     show_default=True,
+    help="How to print them (--json is --format json).",
 )
 @click.pass_context
 def stats_command(
@@ -102,7 +104,7 @@ def stats_command(
 
 
 @cli.command("report")
-@click.option("--tenant", required=True)
+@click.option("--tenant", required=True, help=TENANT_HELP)
 @click.option(
     "--session",
     "session_id",

@@ -9,6 +9,7 @@ from typing import IO, Any
 import click
 from rich.table import Table
 
+from projections.cli.budget_options import budget_options, context_limit_for, describe_budget
 from projections.cli.common import (
     cli,
     json_option,
@@ -19,12 +20,11 @@ from projections.cli.common import (
     stdout,
     stored_session,
 )
-from projections.cli.params import COUNT, POSITIVE
+from projections.cli.params import COUNT, SESSION_HELP, TENANT_HELP
 from projections.cli.progress import task_progress
 from projections.context.budget import Budget
 from projections.context.formats import FORMATS, Format, to_messages
 from projections.context.messages import Message, text_of
-from projections.context.models import model_info
 from projections.context.tokens import TiktokenCounter
 from projections.errors import MessageValidationError
 from projections.ingest import IngestReport, ingest
@@ -33,28 +33,10 @@ from projections.recall.search import RecallOptions
 from projections.render import literal
 from projections.session.render import RenderedContext
 
-__all__ = ["context_limit_for"]
+__all__ = ["context_limit_for", "show_unreadable"]
 
 _FORMAT = click.Choice(FORMATS)
 _INGEST_BATCH = 500
-
-
-def context_limit_for(model: str) -> int:
-    """The context window of ``model`` from the model table (``projections.context.models``;
-    128,000 when the model is not known), and a note on standard error when its token counts
-    are estimates or its window is assumed."""
-    info = model_info(model)
-    if not info.known:
-        stderr.print(
-            f"[yellow]note:[/] model {model!r} is not in the model table: assuming a "
-            f"{info.window:,}-token window (give --context-limit, or add it to CTXLEDGER_MODELS)"
-        )
-    elif not info.exact:
-        stderr.print(
-            f"[yellow]note:[/] token counts for {model!r} are estimates ({info.encoding}; its "
-            f"own tokenizer is not available offline)"
-        )
-    return info.window
 
 
 def _loads(text: str) -> Any:
@@ -103,9 +85,16 @@ def read_payload(source: IO[str], fmt: Format) -> Any:
 
 @cli.command("ingest")
 @click.argument("source", type=click.File("r", encoding="utf-8"))
-@click.option("--tenant", required=True)
-@click.option("--session", "session_id", required=True)
-@click.option("--format", "fmt", type=_FORMAT, default="openai", show_default=True)
+@click.option("--tenant", required=True, help=TENANT_HELP)
+@click.option("--session", "session_id", required=True, help=SESSION_HELP)
+@click.option(
+    "--format",
+    "fmt",
+    type=_FORMAT,
+    default="openai",
+    show_default=True,
+    help="The wire format of the messages.",
+)
 @click.option("--model", default="gpt-4o", show_default=True, help="Chooses the tokenizer.")
 @json_option()
 @click.pass_context
@@ -155,10 +144,10 @@ def ingest_command(
 
 def _mark_command(name: str, verb: str) -> Any:
     @cli.command(name, help=f"{verb} messages of a session by id.")
-    @click.option("--tenant", required=True)
-    @click.option("--session", "session_id", required=True)
+    @click.option("--tenant", required=True, help=TENANT_HELP)
+    @click.option("--session", "session_id", required=True, help=SESSION_HELP)
     @click.argument("message_ids", nargs=-1, required=True)
-    @click.option("--reason", required=True)
+    @click.option("--reason", required=True, help="Why, recorded with the event.")
     @json_option("Print the result as JSON.")
     @click.pass_context
     def command(
@@ -190,21 +179,33 @@ _mark_command("unpin", "Unpin")
 
 
 @cli.command("context")
-@click.option("--tenant", required=True)
-@click.option("--session", "session_id", required=True)
-@click.option("--context-limit", type=POSITIVE, help="Tokens of the model's context window.")
-@click.option("--max-output", type=COUNT, default=4_000, show_default=True)
+@click.option("--tenant", required=True, help=TENANT_HELP)
+@click.option("--session", "session_id", required=True, help=SESSION_HELP)
+@budget_options
 @click.option(
     "--model", default="gpt-4o", show_default=True, help="Sets the default context limit."
 )
-@click.option("--keep-groups", type=COUNT, default=6, show_default=True)
+@click.option(
+    "--keep-groups",
+    type=COUNT,
+    default=6,
+    show_default=True,
+    help="The most recent groups always kept verbatim.",
+)
 @click.option("--at-version", type=COUNT, help="The context as it was at this session version.")
 @click.option(
     "--at-time",
     type=click.DateTime(["%Y-%m-%dT%H:%M:%S%z", "%Y-%m-%dT%H:%M:%S"]),
     help="The context as it was at this time (ISO 8601, UTC if no offset).",
 )
-@click.option("--format", "fmt", type=_FORMAT, default="openai", show_default=True)
+@click.option(
+    "--format",
+    "fmt",
+    type=_FORMAT,
+    default="openai",
+    show_default=True,
+    help="The wire format of the messages.",
+)
 @click.option(
     "--recall", "with_recall", is_flag=True, help="Page the best old groups back in for a query."
 )
@@ -222,8 +223,7 @@ def context_command(
     context: click.Context,
     tenant: str,
     session_id: str,
-    context_limit: int | None,
-    max_output: int,
+    budget: Budget,
     model: str,
     keep_groups: int,
     at_version: int | None,
@@ -243,13 +243,6 @@ def context_command(
         from datetime import UTC
 
         at_time = at_time.replace(tzinfo=UTC)
-    try:
-        budget = Budget(
-            context_limit=context_limit or context_limit_for(model), max_output_tokens=max_output
-        )
-    except ValueError as error:
-        raise click.UsageError(str(error)) from error
-
     recall: RecallOptions | bool = False
     if with_recall or query is not None:
         recall = RecallOptions(query=query, share=recall_share)
@@ -299,7 +292,7 @@ def show_context(rendered: RenderedContext, budget: Budget) -> None:
     bar = "█" * filled + "░" * (width - filled)
     verdict = "[bold red]OVER BUDGET[/]" if manifest.over_budget else "within budget"
     stdout.print(
-        f"{bar} {used}/{budget.usable} tokens usable — {verdict}; "
+        f"{bar} {used}/{budget.usable} tokens usable ({describe_budget(budget)}) — {verdict}; "
         f"{manifest.dropped_groups} older group(s) left out ({manifest.uncovered_groups} not "
         f"covered by a summary), {len(masked)} tool result(s) masked"
     )

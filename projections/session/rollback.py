@@ -34,7 +34,8 @@ def rollback_target(
     if to_version is None and active is None:
         raise MessageValidationError(
             "this session serves no summary, so there is nothing to roll back: see "
-            "'ctxledger summaries' for the chain, or name a version with --to-version"
+            "'ctxledger summaries' for the chain, or name the version to restore "
+            "(to_version=..., or --to on the command line)"
         )
     target = to_version if to_version is not None else (active.parent if active else None)
     if target is not None and target not in chain.committed:

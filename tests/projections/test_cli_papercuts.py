@@ -1,0 +1,113 @@
+"""A newcomer's surprises, fixed as classes, through the real console script: a budget that
+leaves no room is one line naming each part; the reserves are options and shown; a message
+names the option that exists."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from tests.projections.test_cli import ctxledger
+
+
+@pytest.fixture
+def trip(tmp_path: Path) -> Path:
+    """A database holding the session ``trip`` of tenant ``acme`` (four messages)."""
+    db, lines = tmp_path / "ledger.db", tmp_path / "trip.jsonl"
+    rows = [
+        {"id": "m1", "role": "user", "content": "Book train G7311 to Hangzhou."},
+        {"id": "m2", "role": "assistant", "content": "Booked G7311, leaving at 08:05."},
+        {"id": "m3", "role": "user", "content": "And a hotel near the station?"},
+        {"id": "m4", "role": "assistant", "content": "The Lakeview, 400 m away."},
+    ]
+    lines.write_text("\n".join(json.dumps(row) for row in rows), encoding="utf-8")
+    done = ctxledger("ingest", str(lines), "--tenant", "acme", "--session", "trip", db=db)
+    assert done.returncode == 0, done.stderr
+    return db
+
+
+@pytest.mark.parametrize("command", ["context", "compact"])
+def test_a_budget_without_room_is_one_line_naming_each_part(trip: Path, command: str) -> None:
+    result = ctxledger(
+        command, "--tenant", "acme", "--session", "trip", "--context-limit", "1000", db=trip
+    )
+    assert result.returncode == 2
+    assert "--context-limit 1,000 - --max-output 4,000 - --tool-reserve 0" in result.stderr
+    assert "raise --context-limit" in result.stderr
+    assert "pydantic" not in result.stderr
+    assert "Traceback" not in result.stderr
+
+
+def test_the_reserves_are_options_and_the_footer_shows_them(trip: Path) -> None:
+    result = ctxledger(
+        "context",
+        "--tenant",
+        "acme",
+        "--session",
+        "trip",
+        "--context-limit",
+        "8000",
+        "--max-output",
+        "1000",
+        "--tool-reserve",
+        "300",
+        "--safety-margin",
+        "200",
+        db=trip,
+    )
+    assert result.returncode == 0, result.stderr
+    assert "/6500 tokens usable (limit 8,000 - output 1,000 - tools 300 - margin 200)" in (
+        result.stdout
+    )
+    for command in ("context", "compact", "consistency"):  # one set of budget options
+        shown = ctxledger(command, "--help").stdout
+        assert "--tool-reserve" in shown, command
+        assert "Tokens kept free for counting differences" in shown, command
+
+
+def test_rollback_names_the_option_that_exists(trip: Path) -> None:
+    nothing = ctxledger(
+        "rollback", "--tenant", "acme", "--session", "trip", "--reason", "undo", db=trip
+    )
+    assert nothing.returncode == 2
+    assert "--to on the command line" in nothing.stderr
+    # The name the message once gave is accepted too.
+    missing = ctxledger(
+        "rollback",
+        "--tenant",
+        "acme",
+        "--session",
+        "trip",
+        "--to-version",
+        "9",
+        "--reason",
+        "undo",
+        db=trip,
+    )
+    assert missing.returncode == 2
+    assert "there is no summary version 9" in missing.stderr
+
+
+def test_every_option_of_every_command_has_help_text() -> None:
+    import click
+
+    from projections.cli import cli, load_all
+
+    load_all()
+    missing: list[str] = []
+
+    def walk(group: click.Group, path: list[str]) -> None:
+        for name, command in sorted(group.commands.items()):
+            if isinstance(command, click.Group):
+                walk(command, [*path, name])
+            missing.extend(
+                f"{' '.join([*path, name])} {param.opts[0]}"
+                for param in command.params
+                if isinstance(param, click.Option) and not param.help and not param.hidden
+            )
+
+    walk(cli, [])
+    missing += [p.opts[0] for p in cli.params if isinstance(p, click.Option) and not p.help]
+    assert missing == []
