@@ -19,6 +19,8 @@ from projections.context.models import model_info
 
 __all__ = ["budget_options", "context_limit_for", "describe_budget"]
 
+# The library's defaults, so the command line and the API agree on the same budget.
+_DEFAULT_RESERVE = Budget.model_fields["tool_reserve"].default
 _DEFAULT_MARGIN = Budget.model_fields["safety_margin"].default
 
 _OPTIONS = (
@@ -37,7 +39,7 @@ _OPTIONS = (
     click.option(
         "--tool-reserve",
         type=COUNT,
-        default=0,
+        default=_DEFAULT_RESERVE,
         show_default=True,
         help="Tokens kept free for what is sent beside the messages (tool schemas, instructions).",
     ),

@@ -8,7 +8,15 @@ from typing import Any
 import click
 from rich.table import Table
 
-from projections.cli.common import cli, json_option, open_store, print_json, run, stdout
+from projections.cli.common import (
+    cli,
+    json_option,
+    open_store,
+    print_json,
+    run,
+    stderr,
+    stdout,
+)
 from projections.cli.params import POSITIVE_FLOAT, TENANT_HELP, USER_HELP
 from projections.cli.recording import TIME, data_of, print_event, split_scopes, utc
 from projections.memory import LongTermMemory
@@ -56,9 +64,10 @@ def consent_grant(
         raise click.UsageError("give --expires or --days, not both")
     until = utc(expires) or (datetime.now(UTC) + timedelta(days=days) if days else None)
 
-    async def action() -> Any:
+    async def action() -> tuple[Any, list[str]]:
         async with open_store(context, create=True) as store:
-            return await LongTermMemory(store).grant_consent(
+            memory = LongTermMemory(store)
+            event = await memory.grant_consent(
                 tenant,
                 user_id,
                 categories=categories,
@@ -67,8 +76,11 @@ def consent_grant(
                 method=method,
                 evidence_ids=evidence,
             )
+            return event, (await memory.policy(tenant)).consent_notes(categories)
 
-    event = run(action)
+    event, notes = run(action)
+    for note in notes:
+        stderr.print(f"[yellow]warning:[/] {literal(note)}", markup=True, highlight=False)
     print_event(
         event,
         as_json,

@@ -29,6 +29,7 @@ __all__: list[str] = []
     help="Search this session (repeat for several; default: every session of the tenant).",
 )
 @click.option(
+    "--limit",
     "--k",
     "limit",
     type=click.IntRange(1, 500),

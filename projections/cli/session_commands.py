@@ -217,7 +217,7 @@ _mark_command("unpin", "Unpin")
     show_default=True,
     help="The share of usable the recalled block may take.",
 )
-@json_option('{"messages": [...], "manifest": {...}}')
+@json_option('{"messages": [...], "manifest": {...}} (anthropic: "system" beside them)')
 @click.pass_context
 def context_command(
     context: click.Context,
@@ -266,7 +266,11 @@ def context_command(
 
     rendered = run(action)
     if as_json:
-        print_json({"messages": rendered.wire, "manifest": rendered.manifest.model_dump()})
+        # The request body as the provider takes it (Anthropic's is an object with its own
+        # "messages"), with the manifest beside it: "messages" is always the list.
+        wire = rendered.wire
+        body = dict(wire) if isinstance(wire, dict) else {"messages": wire}
+        print_json({**body, "manifest": rendered.manifest.model_dump()})
         return
     show_context(rendered, budget)
 

@@ -7,6 +7,7 @@ policy version it was decided under; loadable from a TOML file. Pure apart from 
 from __future__ import annotations
 
 import tomllib
+from collections.abc import Sequence
 from fnmatch import fnmatchcase
 from pathlib import Path
 
@@ -61,6 +62,30 @@ class MemoryPolicy(BaseModel):
                 f"remove them from one of the two lists"
             )
         return self
+
+    def consent_notes(self, categories: Sequence[str]) -> list[str]:
+        """What a consent for ``categories`` will not do under this policy, in words: a
+        category it never promotes, or one it does not name anywhere (a proposal may still
+        use it, but no summary fact is proposed under it)."""
+        named = {
+            *self.allowed_without_consent,
+            *self.session_specific,
+            *self.long_term_keys.values(),
+        }
+        notes = []
+        for category in categories:
+            if category in self.never_promote:
+                notes.append(
+                    f"the policy never promotes category {category!r}: the consent is recorded, "
+                    f"but no memory of that category will be kept"
+                )
+            elif category not in named:
+                known = ", ".join(sorted(named)) or "none"
+                notes.append(
+                    f"category {category!r} is not one the policy names ({known}): only "
+                    f"proposals that name it themselves can be promoted under this consent"
+                )
+        return notes
 
     def long_term_category(self, key: str) -> str | None:
         """The category of a summary fact's key if the policy keeps such facts, else None."""

@@ -300,10 +300,9 @@ def test_session_commands(tmp_path: Path) -> None:
         "anthropic",
         db=db,
     )
-    assert json.loads(before.stdout)["messages"] == {
-        "system": "You plan trips.",
-        "messages": [{"role": "user", "content": "≤ 200 CNY, leave 2026-09-19."}],
-    }
+    body = json.loads(before.stdout)
+    assert body["system"] == "You plan trips."  # Anthropic's body, the manifest beside it
+    assert body["messages"] == [{"role": "user", "content": "≤ 200 CNY, leave 2026-09-19."}]
     unknown = ctxledger(
         "pin", "--tenant", "acme", "--session", "trip", "nope", "--reason", "r", db=db
     )

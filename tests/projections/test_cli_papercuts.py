@@ -34,7 +34,7 @@ def test_a_budget_without_room_is_one_line_naming_each_part(trip: Path, command:
         command, "--tenant", "acme", "--session", "trip", "--context-limit", "1000", db=trip
     )
     assert result.returncode == 2
-    assert "--context-limit 1,000 - --max-output 4,000 - --tool-reserve 0" in result.stderr
+    assert "--context-limit 1,000 - --max-output 4,000 - --tool-reserve 1,000" in result.stderr
     assert "raise --context-limit" in result.stderr
     assert "pydantic" not in result.stderr
     assert "Traceback" not in result.stderr
@@ -111,3 +111,51 @@ def test_every_option_of_every_command_has_help_text() -> None:
     walk(cli, [])
     missing += [p.opts[0] for p in cli.params if isinstance(p, click.Option) and not p.help]
     assert missing == []
+
+
+def test_anthropic_json_has_the_documented_shape(trip: Path) -> None:
+    args = ("context", "--tenant", "acme", "--session", "trip", "--json")
+    anthropic = json.loads(ctxledger(*args, "--format", "anthropic", db=trip).stdout)
+    openai = json.loads(ctxledger(*args, db=trip).stdout)
+    assert isinstance(anthropic["messages"], list)
+    assert [m["role"] for m in anthropic["messages"]] == [m["role"] for m in openai["messages"]]
+    assert "manifest" in anthropic
+
+
+def test_limit_is_the_count_option_of_search_as_of_log(trip: Path) -> None:
+    found = ctxledger(
+        "search",
+        "G7311",
+        "--tenant",
+        "acme",
+        "--session",
+        "trip",
+        "--limit",
+        "1",
+        "--json",
+        db=trip,
+    )
+    assert found.returncode == 0, found.stderr
+    (line,) = found.stdout.splitlines()  # one result, one JSON line
+    assert json.loads(line)["message_id"] in {"m1", "m2"}
+
+
+def test_stats_names_rollbacks_per_summary(trip: Path) -> None:
+    stats = ctxledger("stats", "--tenant", "acme", "--json", db=trip)
+    assert stats.returncode == 0, stats.stderr
+    text = stats.stdout
+    assert "rollbacks_per_summary" in text
+    assert "rollback_rate" not in text
+
+
+def test_consent_for_a_category_the_policy_never_promotes_warns(tmp_path: Path) -> None:
+    db = tmp_path / "ledger.db"
+    args = ("consent", "grant", "--tenant", "acme", "--user", "u1", "--scope")
+    health = ctxledger(*args, "health", db=db)
+    assert health.returncode == 0, health.stderr  # recorded: it is the user's wish
+    assert "never promotes category 'health'" in " ".join(health.stderr.split())
+    unknown = ctxledger(*args, "hobbies", db=db)
+    assert "is not one the policy names" in " ".join(unknown.stderr.split())
+    known = ctxledger(*args, "preference", db=db)
+    assert known.returncode == 0, known.stderr
+    assert "warning" not in known.stderr
