@@ -48,7 +48,7 @@ _GAUGES = {
     "compression_ratio": "history tokens at each call / input tokens sent",
     "retention": "key items present in the rendered context / key items",
     "protocol_error_rate": "protocol issues / tool calls",
-    "rollbacks_per_summary": "rollbacks / committed summaries",
+    "rollbacks_per_commit": "rollbacks / committed summaries",
 }
 
 
@@ -169,7 +169,7 @@ def _ratio_of(name: str, group: list[SessionStats]) -> float | None:
             sum(s.protocol_issues for s in group),
             sum(s.tool_calls for s in group),
         ),
-        "rollbacks_per_summary": (
+        "rollbacks_per_commit": (
             sum(s.rollbacks for s in group),
             sum(s.summaries_committed for s in group),
         ),

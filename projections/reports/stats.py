@@ -72,7 +72,7 @@ class SessionStats(BaseModel):
     summaries_committed: int = Field(description="summaries that passed the gate")
     summaries_rejected: int = Field(description="summaries the gate rejected")
     rollbacks: int = Field(description="summary rollbacks")
-    rollbacks_per_summary: float | None = Field(
+    rollbacks_per_commit: float | None = Field(
         description="rollbacks / committed summaries (above 1 when summaries are rolled back "
         "more often than new ones commit)"
     )
@@ -161,7 +161,7 @@ async def session_stats(
         summaries_committed=fold.committed,
         summaries_rejected=fold.rejected,
         rollbacks=fold.rollbacks,
-        rollbacks_per_summary=_ratio(fold.rollbacks, fold.committed),
+        rollbacks_per_commit=_ratio(fold.rollbacks, fold.committed),
         summarizer_tokens=fold.summarizer_tokens,
         compaction_latency_ms_p50=p50,
         compaction_latency_ms_p95=p95,
@@ -238,7 +238,7 @@ async def tenant_stats(
     totals["protocol_error_rate"] = _ratio(
         float(totals["protocol_issues"] or 0), float(totals["tool_calls"] or 0)
     )
-    totals["rollbacks_per_summary"] = _ratio(
+    totals["rollbacks_per_commit"] = _ratio(
         float(totals["rollbacks"] or 0), float(totals["summaries_committed"] or 0)
     )
     totals["redactions"] = sum(sum(s.redactions.values()) for s in per_session)

@@ -140,11 +140,11 @@ def test_limit_is_the_count_option_of_search_as_of_log(trip: Path) -> None:
     assert json.loads(line)["message_id"] in {"m1", "m2"}
 
 
-def test_stats_names_rollbacks_per_summary(trip: Path) -> None:
+def test_stats_names_rollbacks_per_commit(trip: Path) -> None:
     stats = ctxledger("stats", "--tenant", "acme", "--json", db=trip)
     assert stats.returncode == 0, stats.stderr
     text = stats.stdout
-    assert "rollbacks_per_summary" in text
+    assert "rollbacks_per_commit" in text
     assert "rollback_rate" not in text
 
 

@@ -36,7 +36,7 @@ def test_demo_metrics(demo_db: Path) -> None:
     assert session["summaries_committed"] >= 2
     assert session["summaries_rejected"] >= 1
     assert session["rollbacks"] == 1
-    assert session["rollbacks_per_summary"] == pytest.approx(1 / session["summaries_committed"])
+    assert session["rollbacks_per_commit"] == pytest.approx(1 / session["summaries_committed"])
     assert session["tokens_saved"] > 0
     assert session["bytes_saved"] > 0
     assert session["compaction_latency_ms_p50"] <= session["compaction_latency_ms_p95"]
