@@ -15,13 +15,38 @@ from pydantic import ValidationError
 from projections.cli.common import stderr
 from projections.cli.params import COUNT, POSITIVE
 from projections.context.budget import Budget
+from projections.context.formats import FORMATS
 from projections.context.models import model_info
 
-__all__ = ["budget_options", "context_limit_for", "describe_budget"]
+__all__ = [
+    "budget_options",
+    "context_limit_for",
+    "describe_budget",
+    "format_option",
+    "keep_groups_option",
+]
 
 # The library's defaults, so the command line and the API agree on the same budget.
 _DEFAULT_RESERVE = Budget.model_fields["tool_reserve"].default
 _DEFAULT_MARGIN = Budget.model_fields["safety_margin"].default
+
+#: ``--keep-groups``, the same on every command that renders or compacts.
+keep_groups_option = click.option(
+    "--keep-groups",
+    type=COUNT,
+    default=6,
+    show_default=True,
+    help="The most recent groups always kept verbatim.",
+)
+#: ``--format``, the wire format of the messages a command reads or prints.
+format_option = click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(FORMATS),
+    default="openai",
+    show_default=True,
+    help="The wire format of the messages.",
+)
 
 _OPTIONS = (
     click.option(

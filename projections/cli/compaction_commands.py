@@ -7,7 +7,7 @@ from typing import Any
 import click
 from rich.table import Table
 
-from projections.cli.budget_options import budget_options
+from projections.cli.budget_options import budget_options, keep_groups_option
 from projections.cli.common import (
     cli,
     json_option,
@@ -56,13 +56,7 @@ __all__: list[str] = []
     type=POSITIVE,
     help="An upper bound for the summary's tokens (default: a share of the room left).",
 )
-@click.option(
-    "--keep-groups",
-    type=COUNT,
-    default=6,
-    show_default=True,
-    help="The most recent groups always kept verbatim.",
-)
+@keep_groups_option
 @click.option(
     "--target",
     type=click.FloatRange(0, 1, min_open=True),

@@ -10,7 +10,7 @@ from typing import Any
 import click
 from rich.table import Table
 
-from projections.cli.budget_options import budget_options
+from projections.cli.budget_options import budget_options, keep_groups_option
 from projections.cli.common import (
     cli,
     json_option,
@@ -20,7 +20,7 @@ from projections.cli.common import (
     stdout,
     stored_session,
 )
-from projections.cli.params import COUNT, SESSION_HELP, TENANT_HELP
+from projections.cli.params import SESSION_HELP, TENANT_HELP
 from projections.context.budget import Budget
 from projections.context.tokens import TiktokenCounter
 from projections.ledger import Ledger
@@ -54,13 +54,7 @@ __all__: list[str] = []
 )
 @budget_options
 @click.option("--model", default="gpt-4o", show_default=True, help="Sets the default limit.")
-@click.option(
-    "--keep-groups",
-    type=COUNT,
-    default=6,
-    show_default=True,
-    help="The most recent groups always kept verbatim.",
-)
+@keep_groups_option
 @json_option()
 @click.pass_context
 def consistency_command(

@@ -9,7 +9,13 @@ from typing import IO, Any
 import click
 from rich.table import Table
 
-from projections.cli.budget_options import budget_options, context_limit_for, describe_budget
+from projections.cli.budget_options import (
+    budget_options,
+    context_limit_for,
+    describe_budget,
+    format_option,
+    keep_groups_option,
+)
 from projections.cli.common import (
     cli,
     json_option,
@@ -23,7 +29,7 @@ from projections.cli.common import (
 from projections.cli.params import COUNT, SESSION_HELP, TENANT_HELP
 from projections.cli.progress import task_progress
 from projections.context.budget import Budget
-from projections.context.formats import FORMATS, Format, to_messages
+from projections.context.formats import Format, to_messages
 from projections.context.messages import Message, text_of
 from projections.context.tokens import TiktokenCounter
 from projections.errors import MessageValidationError
@@ -35,7 +41,6 @@ from projections.session.render import RenderedContext
 
 __all__ = ["context_limit_for", "show_unreadable"]
 
-_FORMAT = click.Choice(FORMATS)
 _INGEST_BATCH = 500
 
 
@@ -87,14 +92,7 @@ def read_payload(source: IO[str], fmt: Format) -> Any:
 @click.argument("source", type=click.File("r", encoding="utf-8"))
 @click.option("--tenant", required=True, help=TENANT_HELP)
 @click.option("--session", "session_id", required=True, help=SESSION_HELP)
-@click.option(
-    "--format",
-    "fmt",
-    type=_FORMAT,
-    default="openai",
-    show_default=True,
-    help="The wire format of the messages.",
-)
+@format_option
 @click.option("--model", default="gpt-4o", show_default=True, help="Chooses the tokenizer.")
 @json_option()
 @click.pass_context
@@ -185,27 +183,14 @@ _mark_command("unpin", "Unpin")
 @click.option(
     "--model", default="gpt-4o", show_default=True, help="Sets the default context limit."
 )
-@click.option(
-    "--keep-groups",
-    type=COUNT,
-    default=6,
-    show_default=True,
-    help="The most recent groups always kept verbatim.",
-)
+@keep_groups_option
 @click.option("--at-version", type=COUNT, help="The context as it was at this session version.")
 @click.option(
     "--at-time",
     type=click.DateTime(["%Y-%m-%dT%H:%M:%S%z", "%Y-%m-%dT%H:%M:%S"]),
     help="The context as it was at this time (ISO 8601, UTC if no offset).",
 )
-@click.option(
-    "--format",
-    "fmt",
-    type=_FORMAT,
-    default="openai",
-    show_default=True,
-    help="The wire format of the messages.",
-)
+@format_option
 @click.option(
     "--recall", "with_recall", is_flag=True, help="Page the best old groups back in for a query."
 )

@@ -67,7 +67,9 @@ async def _apply(db: asyncpg.Connection, tenant_id: str, name: str, changes: Sta
     if changes.scopes:
         scopes, rows, lengths = (list(column) for column in zip(*changes.scopes, strict=True))
         await db.execute(sql.add_scope_stats, tenant_id, name, scopes, rows, lengths)
-        await db.execute(sql.drop_empty_scopes, tenant_id, name, scopes)
+        emptied = [scope for scope, count, _ in changes.scopes if count < 0]
+        if emptied:  # only rows that lost documents can have emptied (not on every commit)
+            await db.execute(sql.drop_empty_scopes, tenant_id, name, emptied)
     if changes.terms:
         in_scope, terms, counts = (list(column) for column in zip(*changes.terms, strict=True))
         await db.execute(sql.add_term_stats, tenant_id, name, in_scope, terms, counts)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import sqlite3
 from collections.abc import Sequence
+from typing import Any
 
 from eventstore.document_stats import StatChanges, stat_changes, without_rows
 from eventstore.ids import id_bytes, id_text
@@ -71,13 +72,7 @@ def commit_documents(
 def _stat_rows_of_keys(
     db: sqlite3.Connection, tenant_id: str, name: str, keys: Sequence[str]
 ) -> list[tuple[str, str]]:
-    rows: list[tuple[str, str]] = []
-    unique = list(dict.fromkeys(keys))
-    for start in range(0, len(unique), _ID_CHUNK):
-        chunk = unique[start : start + _ID_CHUNK]
-        statement = statements().stat_rows_of_keys.format(marks=",".join("?" * len(chunk)))
-        rows += db.execute(statement, (tenant_id, name, *chunk)).fetchall()
-    return rows
+    return _rows_by_key(db, statements().stat_rows_of_keys, tenant_id, name, keys)
 
 
 def _apply(db: sqlite3.Connection, tenant_id: str, name: str, changes: StatChanges) -> None:
@@ -177,16 +172,23 @@ def read_documents(
     db: sqlite3.Connection, tenant_id: str, name: str, keys: Sequence[str]
 ) -> list[Document]:
     """The rows with these keys, in the order asked."""
-    sql = statements()
-    found: dict[str, Document] = {}
+    rows = _rows_by_key(db, statements().documents_by_key, tenant_id, name, keys)
+    found = {document.key: document for document in map(_document, rows)}
+    return [found[key] for key in dict.fromkeys(keys) if key in found]
+
+
+def _rows_by_key(
+    db: sqlite3.Connection, statement: str, tenant_id: str, name: str, keys: Sequence[str]
+) -> list[Any]:
+    """The rows ``statement`` (with ``{marks}`` for the keys) selects for these keys, read in
+    chunks that stay under SQLite's limit on bound parameters."""
+    rows: list[Any] = []
     unique = list(dict.fromkeys(keys))
     for start in range(0, len(unique), _ID_CHUNK):
         chunk = unique[start : start + _ID_CHUNK]
-        statement = sql.documents_by_key.format(marks=",".join("?" * len(chunk)))
-        for row in db.execute(statement, (tenant_id, name, *chunk)):
-            document = _document(row)
-            found[document.key] = document
-    return [found[key] for key in unique if key in found]
+        marks = ",".join("?" * len(chunk))
+        rows += db.execute(statement.format(marks=marks), (tenant_id, name, *chunk)).fetchall()
+    return rows
 
 
 def reset_read_model(db: sqlite3.Connection, tenant_id: str, name: str) -> None:
