@@ -21,7 +21,11 @@ def test_quality_script_on_a_few_runs(corpora: Path) -> None:
 
 def test_recall_script_on_a_few_conversations(corpora: Path) -> None:
     lines = quick_run("tests.benchmarks.recall", "--limit", "1").splitlines()
-    assert [line.split(" @ ")[0] for line in lines[1:]] == ["LoCoMo"] * 2 + ["BFCL memory"] * 2
-    locomo = lines[1].split()
+    table, by_category = lines[1:5], lines[5:]
+    assert [line.split(" @ ")[0] for line in table] == ["LoCoMo"] * 2 + ["BFCL memory"] * 2
+    assert [line.split(":")[0] for line in by_category] == ["LoCoMo @ 4x", "LoCoMo @ 8x"]
+    for line in by_category:
+        assert "single-hop" in line and "multi-hop" in line
+    locomo = table[0].split()
     window, recall = float(locomo[4].rstrip("%")), float(locomo[6].rstrip("%"))
     assert recall > 2 * window  # recall brings evidence back that the window alone has not
