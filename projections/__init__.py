@@ -18,7 +18,11 @@ if TYPE_CHECKING:
     from projections.context.formats import from_messages, to_messages
     from projections.context.messages import Message, ToolCall
     from projections.context.tokens import TiktokenCounter, TokenCounter
-    from projections.errors import MessageValidationError, SummarizerError
+    from projections.errors import (
+        MessageValidationError,
+        SummarizerError,
+        SummarizerUnavailableError,
+    )
     from projections.events import ledger_registry, register_ledger_events
     from projections.ledger import CompactionOutcome, Ledger, Session
     from projections.projection import Projection, ReadModel
@@ -47,6 +51,7 @@ _EXPORTS = {
     "SessionView": "projections.session",
     "Summarizer": "projections.summaries.summarizer",
     "SummarizerError": "projections.errors",
+    "SummarizerUnavailableError": "projections.errors",
     "SummaryRequest": "projections.summaries.summarizer",
     "SummaryResult": "projections.summaries.summarizer",
     "SyncLedger": "projections.sync",
@@ -80,6 +85,7 @@ __all__ = [
     "SessionView",
     "Summarizer",
     "SummarizerError",
+    "SummarizerUnavailableError",
     "SummaryRequest",
     "SummaryResult",
     "SyncLedger",

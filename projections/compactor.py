@@ -15,6 +15,7 @@ from eventstore import RecordedEvent
 from projections.contention import StalePlan, append_rebased
 from projections.context.budget import Budget
 from projections.context.tokens import TokenCounter
+from projections.errors import SummarizerUnavailableError
 from projections.session.compaction import (
     MIN_BLOCK_TOKENS,
     CompactionOptions,
@@ -68,8 +69,10 @@ class CompactionOutcome(BaseModel):
     context is at or under the trigger), ``partial`` (summaries were committed and are served,
     but the context is still over the trigger: ``why_not`` says why), ``unserved`` (a summary
     was committed but the session does not serve it: ``reason`` says which it serves),
-    ``rejected``, ``masked`` (masking old tool results was enough), ``not_needed`` or
-    ``backoff``.
+    ``rejected`` (the gate refused the summary, or the summarizer produced none), ``masked``
+    (masking old tool results was enough), ``not_needed``, ``backoff``, or ``unavailable``
+    (the summarizer's service failed: unreachable, timed out, refused; nothing recorded, not
+    a gate decision).
 
     ``reached_trigger`` says whether the rendered context is now at or under the trigger, and
     ``why_not`` why it is not (the prefix, pins and last groups alone are too big, say).
@@ -146,6 +149,8 @@ async def attempt_compaction(
     result: SummaryResult | None
     try:
         result, problem = await chosen.summarize(plan.request), None
+    except (SummarizerUnavailableError, OSError) as error:  # the service, not the summary
+        return Skip("unavailable", _unavailable(error))
     except Exception as error:  # a failing summarizer is a rejected summary, never a crash
         result, problem = None, f"{type(error).__name__}: {error}"
     verdict = judge(
@@ -158,6 +163,13 @@ async def attempt_compaction(
         count=count,
     )
     return CompactionAttempt(plan, verdict)
+
+
+def _unavailable(error: BaseException) -> str:
+    return (
+        f"the summarizer is unavailable ({type(error).__name__}: {error}); nothing was recorded "
+        f"and the window is served: try again when it answers"
+    )
 
 
 async def compact_session(

@@ -9,6 +9,7 @@
     │   └── IngestConflictError       an ingested id is in the session with other content
     ├── MemoryNotFoundError           ``forget`` names a key or memory the user does not have
     ├── SummarizerError               a summarizer could not produce a summary
+    │   └── SummarizerUnavailableError  its server could not be reached or refused the call
     ├── ConfigurationError            settings that cannot work (a summary budget over usable)
     ├── ContextOverBudgetError        the context served is over the usable budget (on request)
     └── IngestInterruptedError        an ingest stopped part-way (says what was committed)
@@ -30,6 +31,7 @@ __all__ = [
     "MemoryRequestError",
     "MessageValidationError",
     "SummarizerError",
+    "SummarizerUnavailableError",
 ]
 
 
@@ -48,6 +50,14 @@ class MemoryNotFoundError(LedgerError, LookupError):
 class SummarizerError(LedgerError):
     """The summarizer could not produce a summary (the reason says why); ``compact`` records
     the attempt as rejected and keeps serving the window."""
+
+
+class SummarizerUnavailableError(SummarizerError):
+    """The summarizer's service failed, not its summary: unreachable, timed out, overloaded,
+    or it refused the call (authentication, unknown model). Not a gate decision: ``compact``
+    records nothing, returns ``unavailable`` and keeps serving the window (the CLI exits 3).
+    A summarizer function signals it by raising this or an ``OSError`` (``TimeoutError``,
+    ``ConnectionError``)."""
 
 
 class ConfigurationError(LedgerError, ValueError):
@@ -71,8 +81,16 @@ class IngestConflictError(MessageValidationError):
     """An ingested message's id is already in the session with other content; nothing of the
     ingest was written."""
 
-    def __init__(self, session_id: str, message_id: str) -> None:
+    def __init__(self, session_id: str, message_id: str, position: int | None = None) -> None:
         self.message_id = message_id
+        if position is not None:  # a message without an id, keyed by its position
+            super().__init__(
+                f"message {position} of the input differs from message {position} of an "
+                f"earlier ingest into session {session_id} (held as {message_id!r}): the file "
+                f"changed since it was ingested; nothing was written. Ingest the changed "
+                f"conversation into another session, or give its messages ids"
+            )
+            return
         super().__init__(
             f"message id {message_id!r} is already in session {session_id} with other "
             f"content: ingest skips messages it already holds only when they are identical; "

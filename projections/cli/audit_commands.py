@@ -20,6 +20,7 @@ from projections.cli.common import (
     cannot_write,
     cli,
     json_option,
+    known_tenant,
     open_store,
     print_json,
     run,
@@ -103,6 +104,7 @@ def checkpoint_command(
     async def action() -> dict[str, object]:
         signer = Signer.load(key_name, key_file)
         async with open_store(context) as store:
+            await known_tenant(store, tenant)
             event = await store.checkpoint(tenant, signer, origin=origin)
         assert event.data is not None
         return {**event.data, "position": event.position}
@@ -154,6 +156,7 @@ def export_command(
 
     async def action() -> tuple[dict[str, Any], int]:
         async with open_store(context, read_only=True) as store:
+            await known_tenant(store, tenant)
             with task_progress("exporting", enabled=not as_json) as progress:
                 bundle = await export_bundle(
                     StoreSource(store),
@@ -218,18 +221,26 @@ async def _uncovered(store: EventStore, tenant: str, tree_size: int) -> int:
     is_flag=True,
     help="Accept a stream bundle that does not prove it is the whole stream (it still says so).",
 )
+@click.option(
+    "--skip-signatures",
+    is_flag=True,
+    help="Verify without --public-key: hashes, chains and proofs only. Without a key and "
+    "without this flag the bundle is not verified (exit 1): anyone can re-sign a rewrite.",
+)
 @json_option("The report as JSON.")
 def verify_bundle_command(
     bundle: Path,
     keys: tuple[str, ...],
     trusted_files: tuple[Path, ...],
     allow_partial: bool,
+    skip_signatures: bool,
     as_json: bool,
 ) -> None:
     """Verify a bundle with no database: hashes, chains, signatures, forks, proofs, and that a
     stream bundle is the whole stream at its checkpoint (from genesis to the head the
-    checkpoint signs). Exit 0 if everything verifies, 1 if anything failed or a stream bundle
-    is partial (unless --allow-partial), 2 if the file cannot be read."""
+    checkpoint signs). Exit 0 if everything verifies, 1 if anything failed, a stream bundle
+    is partial (unless --allow-partial) or no --public-key was given (unless
+    --skip-signatures), 2 if the file cannot be read."""
     keyring = verifiers(keys)
     trusted = [read_checkpoint(path, "--checkpoint") for path in trusted_files]
     try:
@@ -259,4 +270,10 @@ def verify_bundle_command(
                 table.add_row(failure.check, str(failure.position or ""), failure.detail)
             stdout.print(table)
     if not report.ok:
+        raise SystemExit(EXIT_FAILED_VERIFICATION)
+    if not keyring and not skip_signatures:
+        stderr.print(
+            "[bold red]not verified:[/] the checkpoints' signatures were not checked; pass the "
+            "signer's --public-key (or --skip-signatures to accept hashes and proofs alone)"
+        )
         raise SystemExit(EXIT_FAILED_VERIFICATION)

@@ -100,6 +100,6 @@ COMMANDS: dict[str, tuple[str, str]] = {
     ),
     "verify-bundle": (
         "audit_commands",
-        "Verify a bundle with no database: hashes, chains, signatures, forks, proofs, and that a\nstream bundle is the whole stream at its checkpoint (from genesis to the head the\ncheckpoint signs). Exit 0 if everything verifies, 1 if anything failed or a stream bundle\nis partial (unless --allow-partial), 2 if the file cannot be read.",
+        "Verify a bundle with no database: hashes, chains, signatures, forks, proofs, and that a\nstream bundle is the whole stream at its checkpoint (from genesis to the head the\ncheckpoint signs). Exit 0 if everything verifies, 1 if anything failed, a stream bundle\nis partial (unless --allow-partial) or no --public-key was given (unless\n--skip-signatures), 2 if the file cannot be read.",
     ),
 }

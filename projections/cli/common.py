@@ -2,7 +2,9 @@
 
 Every command takes the database from ``--db`` or ``CTXLEDGER_DB`` (default ``./ctxledger.db``),
 prints readable tables for people and, with ``--json``, JSON for machines. Exit codes: 0 success,
-1 verification found tampering, 2 bad usage or any other error.
+1 verification found tampering (or, for ``compact``, the context is still over the trigger),
+2 bad usage or any other error, 3 a service ctxledger called could not be used (a summarizer
+server unreachable, timing out or refusing the call): nothing was recorded, try again later.
 """
 
 from __future__ import annotations
@@ -22,10 +24,12 @@ from eventstore import EventStore, LedgerError
 __all__ = [
     "EXIT_ERROR",
     "EXIT_FAILED_VERIFICATION",
+    "EXIT_UNAVAILABLE",
     "cannot_write",
     "cli",
     "json_option",
     "known_stream",
+    "known_tenant",
     "open_store",
     "output_format",
     "print_json",
@@ -40,6 +44,7 @@ F = TypeVar("F", bound=Callable[..., Any])
 DEFAULT_DB = "ctxledger.db"
 EXIT_FAILED_VERIFICATION = 1
 EXIT_ERROR = 2
+EXIT_UNAVAILABLE = 3
 
 
 def _console(*, stderr: bool = False) -> Console:
@@ -205,13 +210,26 @@ def _is_sqlite(url: str) -> bool:
     return url.startswith("sqlite") or "://" not in url
 
 
+async def known_tenant(store: EventStore, tenant: str) -> None:
+    """Raise a :class:`LedgerError` naming the known tenants unless ``tenant`` has events: a
+    mistyped tenant must not read as an empty log (the one rule of every read command)."""
+    if await store.tenant_position(tenant):
+        return
+    tenants = await store.tenants()
+    hint = ", ".join(tenants[:10]) + (" …" if len(tenants) > 10 else "") if tenants else "none"
+    raise LedgerError(
+        f"no tenant {tenant!r} in this database (tenants: {hint}); check --tenant and --db"
+    )
+
+
 async def stored_session(store: EventStore, tenant: str, session_id: str) -> str:
     """The stored id of session ``session_id``: itself, or for an Agents SDK session (whose
     items live in generations ``<id>~<n>``) its current generation. Raises a
-    :class:`LedgerError` naming the known sessions when there is none: a mistyped id must not
-    read as an empty session."""
+    :class:`LedgerError` naming the known tenants or sessions when there is none: a mistyped
+    id must not read as an empty session."""
     if (await store.stream_head(tenant, f"session/{session_id}")).version:
         return session_id
+    await known_tenant(store, tenant)
     generation = await _agents_generation(store, tenant, session_id)
     if generation is not None:
         return generation

@@ -9,6 +9,7 @@ from rich.table import Table
 
 from projections.cli.budget_options import budget_options, keep_groups_option
 from projections.cli.common import (
+    EXIT_UNAVAILABLE,
     cli,
     json_option,
     open_store,
@@ -90,8 +91,9 @@ def compact_command(
 
     Says whether the context reached the trigger, and why not when it cannot. Exits 0 when the
     context ends at or under the trigger with any new summary served, 1 when it does not (a
-    rejection, a context still over the trigger), 2 on an error. With --summarizer openai the
-    key comes from OPENAI_API_KEY (local servers accept any).
+    rejection, a context still over the trigger), 2 on an error, 3 when the summarizer server
+    could not be used (unreachable, timed out, refused: nothing recorded). With --summarizer
+    openai the key comes from OPENAI_API_KEY (local servers accept any).
     """
     chosen: Any = None
     if summarizer == "openai":
@@ -126,6 +128,8 @@ def compact_command(
     else:
         for line in describe_outcome(outcome, budget):
             stdout.print(line, highlight=False)
+    if outcome.result == "unavailable":
+        raise SystemExit(EXIT_UNAVAILABLE)
     if not compaction_succeeded(outcome):
         raise SystemExit(1)
 
@@ -159,7 +163,7 @@ def describe_outcome(outcome: CompactionOutcome, budget: Budget) -> list[str]:
             f"summary rejected by the gate ({', '.join(outcome.failed_checks)}); "
             f"the window is served: {outcome.reason}"
         )
-    elif outcome.result in ("not_needed", "backoff"):
+    elif outcome.result in ("not_needed", "backoff", "unavailable"):
         lines.append(f"no summary: {outcome.reason}")
     if outcome.tokens_after is not None:
         verdict = "at or under" if outcome.reached_trigger else "still over"

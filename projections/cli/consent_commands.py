@@ -11,6 +11,7 @@ from rich.table import Table
 from projections.cli.common import (
     cli,
     json_option,
+    known_tenant,
     open_store,
     print_json,
     run,
@@ -145,6 +146,7 @@ def consent_list(context: click.Context, tenant: str, user_id: str, as_json: boo
 
     async def action() -> list[dict[str, Any]]:
         async with open_store(context) as store:
+            await known_tenant(store, tenant)
             state = await LongTermMemory(store).state(tenant, user_id)
         return [
             {

@@ -15,6 +15,8 @@ from eventstore import NewEvent, RecordedEvent
 from projections.cli.common import (
     cli,
     json_option,
+    known_stream,
+    known_tenant,
     open_store,
     print_json,
     run,
@@ -57,7 +59,9 @@ def log_command(
 
     async def action() -> list[RecordedEvent]:
         async with open_store(context, read_only=True) as store:
+            await known_tenant(store, tenant)
             if stream is not None:
+                await known_stream(store, tenant, stream)
                 events = await store.read_stream(tenant, stream)
                 return [e for e in events if e.position > after][:limit]
             collected: list[RecordedEvent] = []
@@ -272,6 +276,7 @@ def streams_command(context: click.Context, tenant: str, as_json: bool) -> None:
 
     async def action() -> list[Any]:
         async with open_store(context, read_only=True) as store:
+            await known_tenant(store, tenant)
             return await store.streams(tenant)
 
     heads = run(action)

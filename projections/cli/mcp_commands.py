@@ -2,12 +2,19 @@
 
 from __future__ import annotations
 
-import asyncio
 from typing import Literal
 
 import click
 
-from projections.cli.common import EXIT_ERROR, cli, open_store, stderr
+from projections.cli.common import (
+    EXIT_ERROR,
+    cli,
+    known_tenant,
+    open_store,
+    run,
+    stderr,
+    stored_session,
+)
 
 __all__: list[str] = []
 
@@ -30,6 +37,12 @@ __all__: list[str] = []
     show_default=True,
     help="The port to serve on (with an HTTP transport).",
 )
+@click.option(
+    "--new-session",
+    is_flag=True,
+    help="Serve a session that has no messages yet (the agent is about to write them); "
+    "without it an unknown tenant or session is refused, as by every read command.",
+)
 @click.pass_context
 def mcp_command(
     context: click.Context,
@@ -38,6 +51,7 @@ def mcp_command(
     user_id: str | None,
     transport: Literal["stdio", "http"],
     port: int,
+    new_session: bool,
 ) -> None:
     """Serve search_history, read_message, pin, recall_memory and propose_memory over MCP.
 
@@ -58,11 +72,15 @@ def mcp_command(
         raise SystemExit(EXIT_ERROR) from None
 
     async def serve() -> None:
-        async with open_store(context) as store:
-            server = build_server(LedgerTools(store, Binding(tenant, session_id, user_id)))
+        async with open_store(context, create=new_session) as store:
+            stored = session_id
+            if not new_session:
+                await known_tenant(store, tenant)
+                stored = await stored_session(store, tenant, session_id)
+            server = build_server(LedgerTools(store, Binding(tenant, stored, user_id)))
             if transport == "stdio":
                 await server.run_stdio_async()
             else:
                 await serve_http(server, port)
 
-    asyncio.run(serve())
+    run(serve)

@@ -14,7 +14,15 @@ import click
 from rich.table import Table
 
 from eventstore import EventStore
-from projections.cli.common import cli, json_option, open_store, print_json, run, stdout
+from projections.cli.common import (
+    cli,
+    json_option,
+    known_tenant,
+    open_store,
+    print_json,
+    run,
+    stdout,
+)
 from projections.cli.params import FRACTION, POSITIVE, POSITIVE_FLOAT, TENANT_HELP, USER_HELP
 from projections.cli.progress import task_progress
 from projections.cli.recording import print_event, utc
@@ -62,6 +70,7 @@ def memory_candidates(
 
     async def action() -> list[Candidate]:
         async with open_store(context) as store:
+            await known_tenant(store, tenant)
             return await LongTermMemory(store).candidates(tenant, user_id, at=_at(at))
 
     found = run(action)
@@ -103,6 +112,7 @@ def memory_recall(
 
     async def action() -> list[RecalledMemory]:
         async with open_store(context) as store:
+            await known_tenant(store, tenant)
             return await LongTermMemory(store).recall(
                 tenant,
                 user_id,

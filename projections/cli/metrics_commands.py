@@ -9,7 +9,16 @@ from pathlib import Path
 
 import click
 
-from projections.cli.common import EXIT_ERROR, cannot_write, cli, open_store, run, stderr, stdout
+from projections.cli.common import (
+    EXIT_ERROR,
+    cannot_write,
+    cli,
+    known_tenant,
+    open_store,
+    run,
+    stderr,
+    stdout,
+)
 from projections.ledger import Ledger
 from projections.reports.stats import TenantStats, tenant_stats
 
@@ -69,6 +78,8 @@ def metrics_command(
 
 async def _stats(context: click.Context, tenants: tuple[str, ...]) -> list[TenantStats]:
     async with open_store(context) as store:
+        for name in tenants:
+            await known_tenant(store, name)
         names = list(tenants) or await store.tenants()
         ledger = Ledger(store)
         return [await tenant_stats(ledger, name) for name in names]

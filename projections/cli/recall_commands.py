@@ -8,7 +8,16 @@ from typing import Any
 import click
 from rich.table import Table
 
-from projections.cli.common import cli, json_option, open_store, print_json, run, stdout
+from projections.cli.common import (
+    cli,
+    json_option,
+    known_tenant,
+    open_store,
+    print_json,
+    run,
+    stdout,
+    stored_session,
+)
 from projections.cli.params import TENANT_HELP
 from projections.context.messages import text_of
 from projections.ledger import Ledger
@@ -51,6 +60,9 @@ def search_command(
 
     async def action() -> list[dict[str, Any]]:
         async with open_store(context) as store:
+            await known_tenant(store, tenant)
+            for session_id in session_ids:
+                await stored_session(store, tenant, session_id)
             ledger = Ledger(store)
             scopes = [f"session/{s}" for s in session_ids] or None
             index = ledger.read_model(SEARCH_INDEX)

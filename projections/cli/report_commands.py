@@ -13,6 +13,7 @@ from projections.cli.common import (
     cli,
     json_option,
     known_stream,
+    known_tenant,
     open_store,
     print_json,
     run,
@@ -72,6 +73,7 @@ def stats_command(
 
     async def action() -> TenantStats:
         async with open_store(context) as store:
+            await known_tenant(store, tenant)
             stored = None if session_id is None else await stored_session(store, tenant, session_id)
             return await tenant_stats(Ledger(store), tenant, session_id=stored)
 

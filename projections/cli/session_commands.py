@@ -107,10 +107,13 @@ def ingest_command(
 ) -> None:
     """Append the messages of FILE (a JSON array or JSON Lines; '-' for stdin) to a session.
 
-    A message's 'id' is kept when present. Each batch of 500 messages is one transaction.
-    Messages the session already holds (same id, same content) are skipped, so running the
-    same import again adds nothing and finishes an interrupted one; an id held with other
-    content is refused before anything is written.
+    A message's 'id' is kept when present; one without (OpenAI exports carry none) is keyed
+    by its position in FILE and its content. Each batch of 500 messages is one transaction.
+    Messages the session already holds are skipped, so running the same import again adds
+    nothing, finishes an interrupted one, and adds only what a grown file added; an id held
+    with other content, or a file changed since it was ingested, is refused (naming the
+    message) before anything is written. Tool-protocol issues (a result without its call, a
+    call without its result) are reported on stderr and recorded.
     """
     try:
         messages = to_messages(fmt, read_payload(source, fmt))
@@ -124,19 +127,24 @@ def ingest_command(
                 return await ingest(session, messages, batch_size=_INGEST_BATCH, progress=progress)
 
     report = run(action)
+    for issue in report.protocol_issues:  # served only after repair: say so where it comes in
+        stderr.print(f"[yellow]tool protocol:[/] {issue}", highlight=False)
     if as_json:
         print_json(
             {
                 "appended": report.appended,
                 "skipped": report.skipped,
+                "protocol_issues": len(report.protocol_issues),
                 "session_version": report.version,
             }
         )
     else:
         skipped = f", skipped {report.skipped} already there" if report.skipped else ""
+        issues = len(report.protocol_issues)
+        found = f", {issues} tool-protocol issue(s) recorded (above)" if issues else ""
         stdout.print(
-            f"appended {report.appended} messages to {tenant}/session/{session_id}{skipped} "
-            f"(now at version {report.version})"
+            f"appended {report.appended} messages to {tenant}/session/{session_id}{skipped}"
+            f"{found} (now at version {report.version})"
         )
 
 

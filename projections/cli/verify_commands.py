@@ -154,12 +154,20 @@ def _anchoring(report: VerificationReport) -> str:
         if report.signatures_checked
         else "[yellow]signatures not checked[/] (pass --public-key)"
     )
-    trusted = (
-        f", extends {report.trusted_checkpoints} trusted checkpoint(s)"
-        if report.trusted_checkpoints
-        else ""
-    )
     return (
-        f"bound to {report.checkpoints} checkpoint(s){trusted}; {signatures}; "
+        f"bound to {report.checkpoints} checkpoint(s){_trusted(report)}; {signatures}; "
         f"{report.tree_nodes} stored tree nodes compared"
     )
+
+
+def _trusted(report: VerificationReport) -> str:
+    """Whether the log extends the trusted checkpoints given: said only when it does."""
+    if not report.trusted_checkpoints:
+        return ""
+    failed = sum("trusted checkpoint" in f"{f.stream} {f.reason}" for f in report.failures)
+    if failed:
+        return (
+            f", [bold red]does not extend[/] the {report.trusted_checkpoints} trusted "
+            f"checkpoint(s) given ({failed} finding(s) below)"
+        )
+    return f", extends {report.trusted_checkpoints} trusted checkpoint(s)"

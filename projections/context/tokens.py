@@ -18,6 +18,7 @@ import hashlib
 import os
 import tempfile
 import threading
+from functools import lru_cache
 from importlib import resources
 from pathlib import Path
 from typing import Protocol
@@ -32,6 +33,7 @@ from projections.context.accounting import (
 )
 from projections.context.messages import Message, opaque_json, text_of
 from projections.context.models import model_info
+from projections.text_caches import remembered
 
 __all__ = [
     "REPLY_PRIMING_TOKENS",
@@ -141,6 +143,18 @@ def _shipped_ranks(name: str) -> bytes | None:
     return gzip.decompress(shipped.read_bytes())
 
 
+def _count(encoding: tiktoken.Encoding, text: str) -> int:
+    # Special-token text in user content is counted as ordinary text, never refused.
+    return len(encoding.encode(text, disallowed_special=()))
+
+
+# Summaries are fitted line by line and the same short lines (values, facts, labels) come back
+# at every roll, where the call costs more than the encoding: short texts' counts are
+# remembered (text: emptied when an erasure is seen, like every cache of text).
+_SHORT = 256
+_short_count = remembered(lru_cache(maxsize=32_768)(_count))
+
+
 class TiktokenCounter:
     """A :class:`TokenCounter` on tiktoken, chosen by model name or encoding name.
 
@@ -172,8 +186,9 @@ class TiktokenCounter:
         return self._name
 
     def count_text(self, text: str) -> int:
-        # Special-token text in user content is counted as ordinary text, never refused.
-        return len(self._encoding.encode(text, disallowed_special=()))
+        if len(text) <= _SHORT:
+            return _short_count(self._encoding, text)
+        return _count(self._encoding, text)
 
     def count_message(self, message: Message) -> int:
         tokens = (

@@ -18,7 +18,9 @@ import importlib
 import json
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Annotated, Any
+
+from pydantic import Field
 
 from eventstore import EventStore, LedgerError
 from projections.ledger import Ledger, Session
@@ -79,7 +81,13 @@ class LedgerTools:
 
     async def read_message(self, id: str) -> str:
         """One earlier message in full, by message id or event id."""
-        return await call_recall_tool(self._session(), "read_message", {"id": id})
+        result = await call_recall_tool(self._session(), "read_message", {"id": id})
+        if "error" in json.loads(result):
+            raise LedgerError(
+                f"no readable message {id!r} in session {self.binding.session_id!r}; pass an "
+                f"id that search_history returned"
+            )
+        return result
 
     async def pin(self, message_ids: Sequence[str], reason: str) -> str:
         """Pin messages: their groups stay in context verbatim."""
@@ -134,32 +142,79 @@ class LedgerTools:
         return self.binding.user_id
 
 
-def build_server(tools: LedgerTools) -> MCPServer:
-    """An MCP server exposing ``tools`` (tenant, user and session are the tools' binding)."""
-    server_class, _, _ = _sdk()
-    server: MCPServer = server_class(name="ctxledger", instructions=_INSTRUCTIONS)
+Query = Annotated[
+    str, Field(min_length=1, description="Words to look for: names, values, topics (BM25).")
+]
+Count = Annotated[
+    int, Field(ge=1, le=20, description="How many matches to return, best first (1-20).")
+]
+MessageId = Annotated[
+    str,
+    Field(min_length=1, description="A message id (as search_history returns) or an event id."),
+]
+MessageIds = Annotated[
+    list[str], Field(min_length=1, description="The ids of the messages to keep in context.")
+]
+Reason = Annotated[
+    str, Field(min_length=1, description="Why they must stay (shown in the audit log).")
+]
+Names = Annotated[
+    list[str] | None, Field(description="Only these; all when left out.", default=None)
+]
+Confidence = Annotated[
+    float, Field(ge=0.0, le=1.0, description="How sure the conversation makes it (0-1).")
+]
 
-    @server.tool(description="Search the conversation's whole history; best matches first.")
-    async def search_history(query: str, k: int = 5) -> str:
+
+def build_server(tools: LedgerTools) -> MCPServer:
+    """An MCP server exposing ``tools`` (tenant, user and session are the tools' binding).
+    Every failure reaches the agent as a tool error (``isError``); the server logs only
+    warnings and errors (the host shows its stderr)."""
+    server_class, _, _ = _sdk()
+    server: MCPServer = server_class(
+        name="ctxledger", instructions=_INSTRUCTIONS, log_level="WARNING"
+    )
+
+    @server.tool(
+        description="Search this conversation's whole history, including what the context "
+        "no longer shows; best matches first, each with its message id, role and text."
+    )
+    async def search_history(query: Query, k: Count = 5) -> str:
         return await _guarded(tools.search_history(query, k))
 
-    @server.tool(description="Read one earlier message in full by its message or event id.")
-    async def read_message(id: str) -> str:
+    @server.tool(
+        description="Read one earlier message of this conversation in full, by the message id "
+        "search_history returned (or its event id). Unknown ids are a tool error."
+    )
+    async def read_message(id: MessageId) -> str:
         return await _guarded(tools.read_message(id))
 
-    @server.tool(description="Pin messages so that they stay in the context verbatim.")
-    async def pin(message_ids: list[str], reason: str) -> str:
+    @server.tool(
+        description="Pin messages of this conversation so that their turns stay in the context "
+        "verbatim through every compaction (recorded with the reason)."
+    )
+    async def pin(message_ids: MessageIds, reason: Reason) -> str:
         return await _guarded(tools.pin(message_ids, reason))
 
-    @server.tool(description="Recall the user's long-term memories (consented ones only).")
-    async def recall_memory(
-        keys: list[str] | None = None, categories: list[str] | None = None
-    ) -> str:
+    @server.tool(
+        description="Recall the user's long-term memories: only what the user consented to "
+        "keep, with key, value, category and confidence."
+    )
+    async def recall_memory(keys: Names = None, categories: Names = None) -> str:
         return await _guarded(tools.recall_memory(keys, categories))
 
-    @server.tool(description="Propose a long-term memory citing its source message ids.")
+    @server.tool(
+        description="Propose a long-term memory about the user, citing the message ids it "
+        "comes from. Only a proposal: the user's consent and the tenant's policy decide."
+    )
     async def propose_memory(
-        key: str, value: str, category: str, source_message_ids: list[str], confidence: float
+        key: Annotated[str, Field(min_length=1, description="A short name, e.g. home_city.")],
+        value: Annotated[str, Field(min_length=1, description="What to remember.")],
+        category: Annotated[
+            str, Field(min_length=1, description="The policy's category, e.g. preferences.")
+        ],
+        source_message_ids: MessageIds,
+        confidence: Confidence,
     ) -> str:
         return await _guarded(
             tools.propose_memory(key, value, category, source_message_ids, confidence)

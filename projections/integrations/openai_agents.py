@@ -204,7 +204,7 @@ class LedgerSession:
                 mask_results=settings.mask_results,
             )
             self.last_compaction = outcome
-            if outcome.result not in ("not_needed", "backoff") or outcome.masked:
+            if outcome.result not in ("not_needed", "backoff", "unavailable") or outcome.masked:
                 rendered = await session.render(
                     budget, keep_groups=keep, fmt="responses", over_budget="serve"
                 )

@@ -16,6 +16,8 @@ from functools import lru_cache
 
 import snowballstemmer
 
+from projections.text_caches import remembered
+
 __all__ = ["MAX_QUERY_TERMS", "query_terms", "search_terms"]
 
 _CJK = r"\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af"  # kana, han, hangul
@@ -37,6 +39,7 @@ _CJK_STOP = frozenset(
 _STEMMER = snowballstemmer.stemmer("english")
 
 
+@remembered  # words of a message are its text: an erasure empties this too
 @lru_cache(maxsize=65_536)
 def _stem(word: str) -> str:
     return word if word.isdigit() else str(_STEMMER.stemWord(word))

@@ -98,7 +98,8 @@ class CompactionOptions:
 
 @dataclass(frozen=True)
 class Skip:
-    """No attempt this time: ``not_needed`` or ``backoff``, and why."""
+    """No attempt this time: ``not_needed``, ``backoff`` or ``unavailable`` (the summarizer's
+    service failed: nothing recorded), and why."""
 
     result: str
     reason: str

@@ -1,10 +1,12 @@
 """A summarizer for any server that speaks the OpenAI chat completions API.
 
 It asks for structured output with the ``compaction_summary.v2`` JSON Schema (without the
-coverage, which the request supplies) and trusts nothing it gets back: malformed JSON, a
-schema violation, a timeout or a server error all end as :class:`SummarizerError`, which
-``Session.compact`` records as a rejected summary (the window keeps being served); error text
-never becomes a summary. Whatever it returns still goes through the validation gate.
+coverage, which the request supplies) and trusts nothing it gets back: malformed JSON or a
+schema violation end as :class:`SummarizerError`, which ``Session.compact`` records as a
+rejected summary; a server that cannot be reached, times out, fails or refuses the call is
+:class:`SummarizerUnavailableError`: not a verdict on a summary, nothing is recorded. Either
+way the window keeps being served and error text never becomes a summary. Whatever it
+returns still goes through the validation gate.
 """
 
 from __future__ import annotations
@@ -13,12 +15,12 @@ import json
 from typing import Any
 
 from projections.context.formats import from_messages
-from projections.errors import SummarizerError
+from projections.errors import SummarizerError, SummarizerUnavailableError
 from projections.summaries.model_output import draft_json_schema, summary_from_output
 from projections.summaries.schema_v2 import CompactionSummaryV2
 from projections.summaries.summarizer import SummaryRequest, SummaryResult
 
-__all__ = ["OpenAICompatibleSummarizer", "SummarizerError"]
+__all__ = ["OpenAICompatibleSummarizer", "SummarizerError", "SummarizerUnavailableError"]
 
 _INSTRUCTIONS = (
     "You compress the older part of a conversation into a compaction_summary.v2 JSON object. "
@@ -91,8 +93,10 @@ class OpenAICompatibleSummarizer:
                 response_format=_response_format(),
                 max_tokens=request.budget_tokens,
             )
-        except openai.APIError as error:
-            raise SummarizerError(f"{type(error).__name__} from the summarizer server") from error
+        except openai.APIError as error:  # the service failed, not the summary
+            raise SummarizerUnavailableError(
+                f"{type(error).__name__} from the summarizer server"
+            ) from error
         usage = getattr(response, "usage", None)
         return SummaryResult(
             _parse(response, request), usage.model_dump() if usage is not None else None

@@ -18,10 +18,12 @@ import json
 import re
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any
 
 from projections.context.messages import Message, text_of
 from projections.summaries.spoken import SPOKEN_NAMES, SPOKEN_PATTERNS
+from projections.text_caches import remembered
 
 __all__ = ["ValueCandidate", "json_scalars", "text_values", "value_candidates"]
 
@@ -113,9 +115,17 @@ def _label(text: str, start: int, fallback: str) -> str:
 _GLUED = re.compile(r"[A-Za-z0-9_]")
 
 
-def text_values(text: str) -> Iterator[tuple[str, str, int]]:
+# Rolling compaction reads the same turns at every roll: a text's values are remembered (a pure
+# function of the text; emptied with the other text caches when an erasure is seen).
+@remembered
+@lru_cache(maxsize=16_384)
+def text_values(text: str) -> tuple[tuple[str, str, int], ...]:
     """``(kind, value, start)`` of every typed value in ``text`` (spans taken once, first
     pattern wins)."""
+    return tuple(_typed_values(text))
+
+
+def _typed_values(text: str) -> Iterator[tuple[str, str, int]]:
     taken: list[tuple[int, int]] = []
     for kind, pattern in _PATTERNS:
         for match in pattern.finditer(text):

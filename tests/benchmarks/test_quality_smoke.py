@@ -25,7 +25,8 @@ def test_recall_script_on_a_few_conversations(corpora: Path) -> None:
     assert [line.split(" @ ")[0] for line in table] == ["LoCoMo"] * 2 + ["BFCL memory"] * 2
     assert [line.split(":")[0] for line in by_category] == ["LoCoMo @ 4x", "LoCoMo @ 8x"]
     for line in by_category:
-        assert "single-hop" in line and "multi-hop" in line
+        assert "single-hop" in line
+        assert "multi-hop" in line
     locomo = table[0].split()
     window, recall = float(locomo[4].rstrip("%")), float(locomo[6].rstrip("%"))
     assert recall > 2 * window  # recall brings evidence back that the window alone has not

@@ -1,13 +1,16 @@
 """A process that appends turns to one session while others do too:
-``python -m tests.projections.appender_worker URL NAME TURNS``. Each turn is a user message, a
-tool call with its result and a reply, appended atomically (a conflict is retried: appends
-carry no expected version). Prints the number of turns appended."""
+``python -m tests.projections.appender_worker URL NAME TURNS [STOP_FILE]``. Each turn is a
+user message, a tool call with its result and a reply, appended atomically (a conflict is
+retried: appends carry no expected version). With a stop file it appends until the file
+exists (TURNS at most), so a test's figures do not hang on the machine's speed. Prints the
+number of turns appended."""
 
 from __future__ import annotations
 
 import asyncio
 import json
 import sys
+from pathlib import Path
 
 from eventstore import EventStore
 from projections.ledger import Ledger
@@ -25,14 +28,22 @@ def turn(name: str, n: int) -> list[dict[str, object]]:
     ]  # fmt: skip
 
 
-async def main(url: str, name: str, turns: int) -> None:
+def stopped(stop: Path | None) -> bool:
+    """Whether the test has asked the appenders to stop (a file check: microseconds)."""
+    return stop is not None and stop.exists()
+
+
+async def main(url: str, name: str, turns: int, stop: Path | None) -> None:
+    appended = 0
     async with EventStore.open(url) as store:
         session = Ledger(store).session("acme", "busy")
-        for n in range(turns):
-            await session.append(turn(name, n))
+        while appended < turns and not stopped(stop):
+            await session.append(turn(name, appended))
+            appended += 1
             await asyncio.sleep(0.02)
-    print(turns, flush=True)
+    print(appended, flush=True)
 
 
 if __name__ == "__main__":
-    asyncio.run(main(sys.argv[1], sys.argv[2], int(sys.argv[3])))
+    stop_file = Path(sys.argv[4]) if len(sys.argv) > 4 else None
+    asyncio.run(main(sys.argv[1], sys.argv[2], int(sys.argv[3]), stop_file))

@@ -78,6 +78,11 @@ def test_checkpoint_export_and_verify_offline(tmp_path: Path) -> None:
         == 0
     )
     assert ctxledger("verify-bundle", str(stream), "--public-key", verifier).returncode == 0
+    unsigned = ctxledger("verify-bundle", str(stream))  # no key: not verified, and it says so
+    assert unsigned.returncode == 1
+    assert "not verified" in unsigned.stderr
+    assert "--public-key" in unsigned.stderr
+    assert ctxledger("verify-bundle", str(stream), "--skip-signatures").returncode == 0
 
     document = json.loads(bundle.read_text(encoding="utf-8"))
     document["events"][1]["payload"] = document["events"][0]["payload"]
@@ -93,7 +98,7 @@ def test_checkpoint_export_and_verify_offline(tmp_path: Path) -> None:
     assert wrong_key.returncode == 2
     none = ctxledger("export", "--tenant", "nobody", "-o", str(tmp_path / "n.json"), db=db)
     assert none.returncode == 2
-    assert "no checkpoint" in none.stderr
+    assert "no tenant 'nobody'" in none.stderr
     assert ctxledger("verify", "--tenant", "acme", db=db).returncode == 0
 
 
@@ -146,6 +151,13 @@ def test_verify_binds_checkpoints_and_catches_a_rehashed_rewrite(tmp_path: Path)
     (failure,) = json.loads(caught.stdout)["failures"]
     assert failure["stream"] == "ledger/checkpoints"
     assert "1..6 was rewritten" in failure["reason"]
+    trusted = ctxledger(
+        "verify", "--tenant", "acme", "--public-key", public, "--trusted-checkpoint",
+        str(published), db=db,
+    )  # fmt: skip
+    assert trusted.returncode == 1
+    assert "does not extend the 1 trusted checkpoint(s) given" in trusted.stdout
+    assert "extends 1 trusted" not in trusted.stdout
 
 
 def test_context_refuses_to_serve_an_edited_message(tmp_path: Path) -> None:

@@ -125,6 +125,9 @@ async def test_a_bad_summary_is_rejected_and_the_window_served(session: Any) -> 
         return CompactionSummaryV2.model_validate(data)
 
     async def broken(request: SummaryRequest) -> CompactionSummaryV2:
+        raise ValueError("the model answered with a poem")
+
+    async def unreachable(request: SummaryRequest) -> CompactionSummaryV2:
         raise TimeoutError("the model did not answer")
 
     outcome = await session.compact(BUDGET, keep_groups=2, summarizer=lying)
@@ -135,9 +138,15 @@ async def test_a_bad_summary_is_rejected_and_the_window_served(session: Any) -> 
     assert backing_off.result == "backoff"  # not retried at every turn
     assert "more before trying again" in (backing_off.reason or "")
     await session.append(filler(200, 8))  # enough new groups
+    before = (await session.state()).version
+    down = await session.compact(BUDGET, keep_groups=2, summarizer=unreachable)
+    assert down.result == "unavailable"  # the service failed: not a gate decision
+    assert "did not answer" in (down.reason or "")
+    assert down.event is None
+    assert (await session.state()).version == before  # nothing recorded
     outcome = await session.compact(BUDGET, keep_groups=2, summarizer=broken)
     assert (outcome.result, outcome.failed_checks) == ("rejected", ["summarizer"])
-    assert "did not answer" in outcome.event.data["reason"]
+    assert "a poem" in outcome.event.data["reason"]
     rendered = await session.render(BUDGET, keep_groups=2)
     assert rendered.manifest.summary_version is None
     assert "summary" not in rendered.manifest.sections

@@ -56,6 +56,7 @@ async def _exercise(session: ClientSession, db: Path) -> None:
     assert "globex" not in json.dumps(found)
     read = json.loads(_text(await session.call_tool("read_message", {"id": "m3"})))
     assert read["message"]["content"] == "Never book G123, it is too slow."
+    await _errors_are_tool_errors(session, listed.tools)
     pinned = json.loads(
         _text(await session.call_tool("pin", {"message_ids": ["m3"], "reason": "rule"}))
     )
@@ -75,6 +76,27 @@ async def _exercise(session: ClientSession, db: Path) -> None:
         assert (await store.verify("acme")).ok
 
 
+def _is_error(result: Any) -> bool:
+    return bool(getattr(result, "is_error", None) or getattr(result, "isError", None))
+
+
+async def _errors_are_tool_errors(session: ClientSession, tools: list[Any]) -> None:
+    """Every failure is a tool error (never a successful result holding an error), and the
+    schemas carry ranges and real descriptions."""
+    unknown = await session.call_tool("read_message", {"id": "m404"})
+    assert _is_error(unknown)
+    assert "no readable message 'm404'" in _text(unknown)
+    too_many = await session.call_tool("search_history", {"query": "budget", "k": 50})
+    assert _is_error(too_many)
+    schemas = {t.name: getattr(t, "input_schema", None) or t.inputSchema for t in tools}
+    assert schemas["search_history"]["properties"]["k"]["maximum"] == 20
+    assert schemas["propose_memory"]["properties"]["confidence"]["maximum"] == 1.0
+    for tool in tools:
+        assert len(tool.description or "") > 60, tool.name
+        for name, field in schemas[tool.name]["properties"].items():
+            assert field.get("description"), f"{tool.name}.{name}"
+
+
 async def test_stdio(tmp_path: Path) -> None:
     db = tmp_path / "ledger.db"
     await _fill(db)
@@ -83,8 +105,15 @@ async def test_stdio(tmp_path: Path) -> None:
         args=["--db", str(db), "mcp", "--tenant", "acme", "--session", "trip", "--user", "ana"],
         env=dict(os.environ),
     )
-    async with stdio_client(params) as (read, write), ClientSession(read, write) as session:
-        await asyncio.wait_for(_exercise(session, db), timeout=60)
+    with (tmp_path / "server.err").open("w+", encoding="utf-8") as errlog:
+        async with (
+            stdio_client(params, errlog=errlog) as (read, write),
+            ClientSession(read, write) as session,
+        ):
+            await asyncio.wait_for(_exercise(session, db), timeout=60)
+        errlog.seek(0)
+        logged = errlog.read()
+    assert "INFO" not in logged, logged  # quiet: the host shows the server's stderr
 
 
 def _free_port() -> int:
