@@ -48,6 +48,7 @@ from projections.integrations.adk_fold import (
     SESSION_CREATED,
     SESSION_DELETED,
     SESSION_FOLDS,
+    STALE,
     STATE_CHANGED,
     STATE_FOLDS,
     SessionFold,
@@ -350,8 +351,8 @@ class LedgerSessionService(BaseSessionService):
             )
         except ConcurrencyError:
             raise StaleSessionError(
-                f"session {session.id} changed while this event was written; reload it with "
-                f"get_session and retry"
+                f"{STALE} (session {session.id} changed while this event was written; reload "
+                f"it with get_session and retry)"
             ) from None
         fold = await self._appended(stream, recorded)
         state_delta = (event.actions.state_delta if event.actions else None) or {}

@@ -29,6 +29,7 @@ __all__ = [
     "SESSION_CREATED",
     "SESSION_DELETED",
     "SESSION_FOLDS",
+    "STALE",
     "STATE_CHANGED",
     "STATE_FOLDS",
     "SessionFold",
@@ -129,6 +130,13 @@ class StateFold:
                 self.state.update(event.data["delta"])
 
 
+#: ADK's own words for a stale copy (its database service's), which callers may match on.
+STALE = (
+    "The session has been modified in storage since it was loaded. "
+    "Please reload the session before appending more events."
+)
+
+
 def refuse_stale(session: Session, fold: SessionFold) -> None:
     """Refuse a write from a session object that has not seen the latest stored event
     (another writer appended meanwhile), as ADK's database service does: by the stream
@@ -137,9 +145,8 @@ def refuse_stale(session: Session, fold: SessionFold) -> None:
     if marker is not None:
         if marker != str(fold.version):
             raise StaleSessionError(
-                f"session {session.id} changed since this copy was loaded (stream version "
-                f"{fold.version}, the copy has {marker}); reload it with get_session "
-                f"and retry"
+                f"{STALE} (session {session.id}: stream version {fold.version}, the copy has "
+                f"{marker}; reload it with get_session and retry)"
             )
         return
     if not fold.events:
@@ -150,8 +157,8 @@ def refuse_stale(session: Session, fold: SessionFold) -> None:
     # A copy loaded without events (num_recent_events=0) can only be judged by time.
     if session.events or latest.timestamp > session.last_update_time:
         raise StaleSessionError(
-            f"session {session.id} changed since this copy was loaded (its latest event "
-            f"is {latest.id!r}); reload it with get_session and retry"
+            f"{STALE} (session {session.id}: its latest event is {latest.id!r}; reload it "
+            f"with get_session and retry)"
         )
 
 

@@ -7,6 +7,10 @@ line::
     session = LedgerSession("user-42", ledger, tenant_id="acme")
     result = await Runner.run(agent, "Hello", session=session)
 
+or, like the SDK's ``SQLiteSession("user-42", "conversations.db")``, in one::
+
+    session = LedgerSession.open("user-42", "conversations.db", tenant_id="acme")
+
 Items are Responses-format items, stored as ``MessageAppended`` events through the Responses
 adapter: every item type the SDK hands a session is kept losslessly (reasoning, hosted tools,
 custom and computer calls, MCP, compaction, and unknown future types as opaque items that
@@ -31,12 +35,15 @@ from __future__ import annotations
 
 import warnings
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Literal
+from os import PathLike
+from typing import TYPE_CHECKING, Any, Literal, Self
 
+from eventstore import EventStore
 from projections.compactor import CompactionOutcome
 from projections.context.budget import Budget
 from projections.context.formats import from_messages, to_messages
 from projections.errors import ConfigurationError, ContextOverBudgetError, ContextOverBudgetWarning
+from projections.events import ledger_registry
 from projections.integration_events import GENERATION_STARTED
 from projections.integrations.agents_recall import add_recalled, window_budget
 from projections.integrations.generations import (
@@ -128,6 +135,9 @@ class LedgerSession:
         tenant_id: the tenant; required, like everywhere in ctxledger.
         user_id: the user, for long-term memory proposals from summaries.
         compaction: return the compacted context from ``get_items`` (off by default).
+        session_settings: the SDK's ``SessionSettings`` (or a dict of them); its ``limit`` is
+            what ``get_items()`` returns when called without one. Default:
+            ``SessionSettings()``, as the SDK's own sessions.
     """
 
     session_settings: SessionSettings | None = None
@@ -140,9 +150,11 @@ class LedgerSession:
         tenant_id: str,
         user_id: str | None = None,
         compaction: CompactionSettings | None = None,
+        session_settings: SessionSettings | dict[str, Any] | None = None,
     ) -> None:
         if not session_id or "/" in session_id or "~" in session_id:
             raise ValueError(f"a session id is non-empty, without '/' or '~', got {session_id!r}")
+        self.session_settings = _settings(session_settings)
         self.session_id = session_id
         self.ledger = ledger
         self.tenant_id = tenant_id
@@ -155,6 +167,39 @@ class LedgerSession:
         self.last_compaction: CompactionOutcome | None = None
         #: the block the recall filter last added (its entries: what was recalled, and why)
         self.last_recall: RecallPlan | None = None
+
+    @classmethod
+    def open(
+        cls,
+        session_id: str,
+        database: str | PathLike[str] = "ctxledger.db",
+        *,
+        tenant_id: str,
+        user_id: str | None = None,
+        compaction: CompactionSettings | None = None,
+        session_settings: SessionSettings | dict[str, Any] | None = None,
+    ) -> LedgerSession:
+        """A session on the store at ``database`` (a SQLite file path or any store URL),
+        opened on first use; ``await session.close()`` (or ``async with``) closes it."""
+        store = EventStore.open(database, registry=ledger_registry())
+        return cls(
+            session_id,
+            Ledger(store),
+            tenant_id=tenant_id,
+            user_id=user_id,
+            compaction=compaction,
+            session_settings=session_settings,
+        )
+
+    async def close(self) -> None:
+        """Close the ledger's store (a session made by :meth:`open` owns it)."""
+        await self.ledger.store.close()
+
+    async def __aenter__(self) -> Self:
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.close()
 
     async def _generation(self, at_position: int | None = None) -> tuple[str, int]:
         """The current generation's name and the control stream's version."""
@@ -172,8 +217,11 @@ class LedgerSession:
         return self._session((await self._generation())[0])
 
     async def get_items(self, limit: int | None = None) -> list[Any]:
-        """The session's items, oldest first (the latest ``limit``), or with ``compaction``
-        the compacted context in Responses format."""
+        """The session's items, oldest first (the latest ``limit``; without one, the
+        ``session_settings.limit``), or with ``compaction`` the compacted context in
+        Responses format."""
+        if limit is None and self.session_settings is not None:
+            limit = self.session_settings.limit
         session = await self.current()
         items: list[Any]
         if self.compaction is None:
@@ -320,6 +368,15 @@ class LedgerSession:
         state = SessionView.fold([e for e in events if e.position <= position])
         items: list[Any] = from_messages("responses", state.cut().messages())
         return items
+
+
+def _settings(given: SessionSettings | dict[str, Any] | None) -> SessionSettings | None:
+    """The SDK's settings as its own sessions hold them (None on an SDK without them)."""
+    try:
+        from agents.memory.session_settings import SessionSettings, coerce_session_settings
+    except ImportError:  # pragma: no cover - SDK releases before session settings
+        return None
+    return coerce_session_settings(given) if given is not None else SessionSettings()
 
 
 def _model_name(agent: Any) -> str | None:

@@ -264,7 +264,9 @@ def test_session_commands(tmp_path: Path) -> None:
         "ingest", str(lines), "--tenant", "acme", "--session", "trip", "--json", db=db
     )
     assert ingest.returncode == 0, ingest.stderr
-    assert json.loads(ingest.stdout) == {"appended": 4, "skipped": 0, "session_version": 4}
+    assert json.loads(ingest.stdout) == {
+        "appended": 4, "skipped": 0, "protocol_issues": 0, "session_version": 4
+    }  # fmt: skip
     pin = ctxledger(
         "pin", "--tenant", "acme", "--session", "trip", "m2", "--reason", "budget", db=db
     )

@@ -4,6 +4,7 @@ instance keeps them; delete is an event plus erasure."""
 
 from __future__ import annotations
 
+import asyncio
 from pathlib import Path
 from typing import Any
 
@@ -192,3 +193,46 @@ async def test_a_warm_service_never_serves_an_erased_event(tmp_path: Path) -> No
         again = await service.get_session(app_name="trips", user_id="ana", session_id="s")
         assert again is not None
         assert "E1234567" not in str([e.model_dump() for e in again.events])
+
+
+async def test_a_reader_polling_during_appends_sees_no_duplicates(tmp_path: Path) -> None:
+    """``get_session`` while ``append_event`` runs on the same service: every copy read holds
+    each event once, in order, and so does a new service on the same file afterwards; a stale
+    copy is refused in ADK's own words."""
+    from projections.integrations.adk import StaleSessionError
+
+    path = tmp_path / "ledger.db"
+    async with EventStore.open(path) as store:
+        service = LedgerSessionService(store, tenant_id="acme")
+        session = await service.create_session(app_name="trips", user_id="ana", session_id="s")
+        stale = await service.get_session(app_name="trips", user_id="ana", session_id="s")
+        done = asyncio.Event()
+        seen: list[list[str]] = []
+
+        async def poll() -> None:
+            while not done.is_set():
+                copy = await service.get_session(app_name="trips", user_id="ana", session_id="s")
+                assert copy is not None
+                seen.append([e.id for e in copy.events])
+                await asyncio.sleep(0)
+
+        reader = asyncio.create_task(poll())
+        for n in range(1, 31):
+            await service.append_event(session, event("user", f"turn {n}", {"n": n}, n))
+            await asyncio.sleep(0)
+        done.set()
+        await reader
+        expected = [f"e{n}" for n in range(1, 31)]
+        assert len(seen) > 5
+        assert all(ids == expected[: len(ids)] for ids in seen)  # each once, in order
+        final = await service.get_session(app_name="trips", user_id="ana", session_id="s")
+        assert final is not None
+        assert [e.id for e in final.events] == expected
+        assert stale is not None
+        with pytest.raises(StaleSessionError, match="modified in storage since it was loaded"):
+            await service.append_event(stale, event("user", "late", None, 99))
+    async with EventStore.open(path) as store:
+        fresh = LedgerSessionService(store, tenant_id="acme")
+        again = await fresh.get_session(app_name="trips", user_id="ana", session_id="s")
+        assert again is not None
+        assert [e.id for e in again.events] == expected

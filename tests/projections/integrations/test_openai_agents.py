@@ -126,3 +126,23 @@ async def test_compacted_items_stay_within_budget(tmp_path: Path) -> None:
         assert rendered.manifest.tokens["total"] <= budget.usable
         assert rendered.manifest.summary_version is not None
         assert (await store.verify("acme")).ok
+
+
+async def test_one_line_open_and_the_sdk_session_conventions(tmp_path: Path) -> None:
+    """``LedgerSession.open(id, path)`` as ``SQLiteSession(id, path)``; ``session_settings``
+    defaults to the SDK's ``SessionSettings()`` and its limit is what ``get_items()`` gives."""
+    from agents.memory.session_settings import SessionSettings
+
+    path = tmp_path / "conversations.db"
+    async with LedgerSession.open("trip", path, tenant_id="acme") as session:
+        assert session.session_settings == SessionSettings()
+        agent = Agent(name="planner", model=ScriptedModel(), tools=[get_weather])
+        await Runner.run(agent, "Plan a trip to Hangzhou.", session=session)
+        everything = await session.get_items()
+    limited = LedgerSession.open("trip", path, tenant_id="acme", session_settings={"limit": 2})
+    try:
+        assert limited.session_settings == SessionSettings(limit=2)
+        assert await limited.get_items() == everything[-2:]  # the settings' limit
+        assert await limited.get_items(limit=1) == everything[-1:]  # an explicit one wins
+    finally:
+        await limited.close()
