@@ -23,7 +23,7 @@ from functools import lru_cache
 from itertools import groupby
 
 from projections.summaries.schema_v2 import CompactionSummaryV2, Value
-from projections.text_caches import remembered
+from projections.text_caches import remembered, remembered_object
 
 __all__ = [
     "BLOCK_V2_CLOSE",
@@ -62,10 +62,21 @@ def value_text(value: Value) -> str:
     (``flights[0].flight_number`` shows as ``flight_number``), a text value bare."""
     if value.path is None:
         return _clean(value.value)
-    parts = [p for p in re.split(r"[.\[\]]+", value.path) if p and not p.isdigit()]
+    return f"{_path_key(value.path)}={_clean(value.value)}"
+
+
+_PATH_SEPARATORS = re.compile(r"[.\[\]]+")
+_DIGIT = re.compile(r"\d")
+
+
+@remembered
+@lru_cache(maxsize=16_384)
+def _path_key(path: str) -> str:
+    """The shown key of a JSON key path, escaped (the same paths recur at every render)."""
+    parts = [p for p in _PATH_SEPARATORS.split(path) if p and not p.isdigit()]
     # Keep an identifier that names the object (payment_methods.gift_card_8190333.amount).
-    key = ".".join(parts[-2:]) if len(parts) > 1 and re.search(r"\d", parts[-2]) else parts[-1]
-    return f"{_clean(key)}={_clean(value.value)}"
+    key = ".".join(parts[-2:]) if len(parts) > 1 and _DIGIT.search(parts[-2]) else parts[-1]
+    return _clean(key)
 
 
 def _values_of_one_source(values: list[Value]) -> str:
@@ -84,6 +95,20 @@ def covers_text(summary: CompactionSummaryV2) -> str:
     return ",".join(f"{a}-{b}" if a != b else str(a) for a, b in summary.coverage.ranges)
 
 
+class _LastBlock:
+    """The last block rendered, by the summary's identity: a compaction renders its final
+    summary to fit it, to judge it and to count it. Holds text: emptied with the text caches."""
+
+    def __init__(self) -> None:
+        self.entry: tuple[CompactionSummaryV2, bool, str] | None = None
+
+    def cache_clear(self) -> None:
+        self.entry = None
+
+
+_LAST = remembered_object(_LastBlock())
+
+
 def render_summary_block_v2(summary: CompactionSummaryV2, *, digest: bool = False) -> str:
     """The summary as an untrusted block (carried by a user-role message, never system).
 
@@ -91,6 +116,15 @@ def render_summary_block_v2(summary: CompactionSummaryV2, *, digest: bool = Fals
     before ``SummaryCommitted`` version 4 did (their recorded requests replay byte for byte).
     New blocks leave it out: it hashes event ids, which differ between two logs of the same
     conversation, and nothing random may reach what the model reads."""
+    last = _LAST.entry  # the summary is frozen and held here: its identity names its text
+    if last is not None and last[0] is summary and last[1] == digest:
+        return last[2]
+    text = _rendered(summary, digest)
+    _LAST.entry = (summary, digest, text)
+    return text
+
+
+def _rendered(summary: CompactionSummaryV2, digest: bool) -> str:
     coverage = summary.coverage
     shown = f" digest='{coverage.digest[:16]}'" if digest else ""
     lines = [
