@@ -32,7 +32,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     ),
     "erase": (
         "log_commands",
-        "Erase the payloads of events and of every event derived from them (summaries that\nquote them, masked digests, copies, memory proposals), or everything of sessions\n(--session) or users (--user), in one recorded step; the hashed envelopes and the proof\nstay, and verification stays green. Each derived event is listed with the reason.",
+        "Erase the payloads of events (by event id, or by the message id 'context' and 'search'\nshow) and of every event derived from them (summaries that\nquote them, masked digests, copies, memory proposals), or everything of sessions\n(--session) or users (--user), in one recorded step; the hashed envelopes and the proof\nstay, and verification stays green. Each derived event is listed with the reason.",
     ),
     "export": (
         "audit_commands",

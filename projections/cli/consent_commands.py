@@ -18,6 +18,7 @@ from projections.cli.common import (
     stderr,
     stdout,
 )
+from projections.cli.ids import event_ids_of
 from projections.cli.params import POSITIVE_FLOAT, TENANT_HELP, USER_HELP
 from projections.cli.recording import TIME, data_of, print_event, split_scopes, utc
 from projections.memory import LongTermMemory
@@ -45,7 +46,12 @@ _SCOPE_HELP = "category:NAME (or NAME) or key:PATTERN (glob); repeatable."
 @click.option("--expires", type=TIME, help="When the consent ends (ISO 8601, UTC if no offset).")
 @click.option("--days", type=POSITIVE_FLOAT, help="The consent ends this many days from now.")
 @click.option("--method", default="cli", show_default=True, help="How the consent was given.")
-@click.option("--evidence", multiple=True, help="Ids of the messages where the user agreed.")
+@click.option(
+    "--evidence",
+    multiple=True,
+    help="Where the user agreed: a message id (as 'context' shows) or an event id of this "
+    "tenant; recorded as the event id. Repeatable; an id the tenant does not hold is refused.",
+)
 @json_option()
 @click.pass_context
 def consent_grant(
@@ -68,6 +74,7 @@ def consent_grant(
     async def action() -> tuple[Any, list[str]]:
         async with open_store(context, create=True) as store:
             memory = LongTermMemory(store)
+            named = await event_ids_of(store, tenant, evidence) if evidence else []
             event = await memory.grant_consent(
                 tenant,
                 user_id,
@@ -75,7 +82,7 @@ def consent_grant(
                 keys=keys,
                 expires_at=until,
                 method=method,
-                evidence_ids=evidence,
+                evidence_ids=named,
             )
             return event, (await memory.policy(tenant)).consent_notes(categories)
 

@@ -23,6 +23,7 @@ from projections.cli.common import (
     stderr,
     stdout,
 )
+from projections.cli.ids import event_ids_of
 from projections.cli.params import COUNT, POSITIVE, TENANT_HELP
 from projections.erasure import CascadedErasure, erase_events, erase_sessions, erase_users
 from projections.render import literal
@@ -129,7 +130,7 @@ def _message_text(message: dict[str, Any]) -> str:
 
 @cli.command("erase")
 @click.option("--tenant", required=True, help="The tenant that owns the events.")
-@click.argument("event_ids", nargs=-1)
+@click.argument("event_ids", nargs=-1, metavar="[ID]...")
 @click.option("--session", "sessions", multiple=True, help="Erase everything of this session.")
 @click.option(
     "--user", "users", multiple=True, help="Erase this user's memory, consents, ADK data."
@@ -154,7 +155,8 @@ def erase_command(
     dry_run: bool,
     as_json: bool,
 ) -> None:
-    """Erase the payloads of events and of every event derived from them (summaries that
+    """Erase the payloads of events (by event id, or by the message id 'context' and 'search'
+    show) and of every event derived from them (summaries that
     quote them, masked digests, copies, memory proposals), or everything of sessions
     (--session) or users (--user), in one recorded step; the hashed envelopes and the proof
     stay, and verification stays green. Each derived event is listed with the reason.
@@ -168,10 +170,14 @@ def erase_command(
     async def action() -> Any:
         async with open_store(context) as store:
             erase = erase_sessions if sessions else erase_users if users else erase_events
+            named = event_ids
+            if event_ids:  # event ids, or the message ids the other commands show
+                await known_tenant(store, tenant)
+                named = tuple(await event_ids_of(store, tenant, event_ids))
             return await erase(
                 store,
                 tenant,
-                sessions or users or event_ids,
+                sessions or users or named,
                 reason=reason,
                 requested_by=requested_by,
                 dry_run=dry_run,

@@ -21,8 +21,10 @@ from projections.cli.common import (
     open_store,
     print_json,
     run,
+    stderr,
     stdout,
 )
+from projections.cli.ids import resolve_events
 from projections.cli.params import FRACTION, POSITIVE, POSITIVE_FLOAT, TENANT_HELP, USER_HELP
 from projections.cli.progress import task_progress
 from projections.cli.recording import print_event, utc
@@ -186,7 +188,13 @@ def memory_forget(
 @click.option("--key", required=True, help="What the memory is about, e.g. seat_preference.")
 @click.option("--value", required=True, help="What to remember.")
 @click.option("--category", required=True, help="Its category (the policy promotes by category).")
-@click.option("--source", "sources", multiple=True, required=True, help="A source event id.")
+@click.option(
+    "--source",
+    "sources",
+    multiple=True,
+    required=True,
+    help="A source: its message id (as 'context' and 'search' show) or event id. Repeatable.",
+)
 @click.option("--confidence", type=FRACTION, required=True, help="How sure, from 0 to 1.")
 @click.option("--session", "session_id", help="The session it was proposed in.")
 @click.option("--ttl-days", type=POSITIVE_FLOAT, help="Overrides the policy's time to live.")
@@ -209,13 +217,20 @@ def memory_propose(
 
     async def action() -> Any:
         async with open_store(context) as store:
+            await known_tenant(store, tenant)
+            resolved = await resolve_events(store, tenant, sources)
+            for item in resolved:
+                if (line := item.said()) is not None:
+                    stderr.print(line, highlight=False)
+            messages = [item.message_id for item in resolved if item.message_id is not None]
             return await LongTermMemory(store).propose(
                 tenant,
                 user_id,
                 key=key,
                 value=value,
                 category=category,
-                source_event_ids=list(sources),
+                source_event_ids=[item.event_id for item in resolved],
+                source_ids=messages if len(messages) == len(resolved) else (),
                 confidence=confidence,
                 session_id=session_id,
                 ttl_days=ttl_days,

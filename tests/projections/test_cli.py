@@ -152,7 +152,7 @@ def test_errors_exit_2_with_a_message(tmp_path: Path, db: Path) -> None:
         db=db,
     )
     assert unknown.returncode == 2
-    assert "has no event" in unknown.stderr
+    assert "no event and no message with id" in unknown.stderr
     conflict = ctxledger(
         "append",
         "--tenant",
