@@ -20,6 +20,7 @@ from eventstore.codec import decode_event, erasure_maker, parse_event_id, prepar
 from eventstore.derived import DerivedVerbs
 from eventstore.errors import EventValidationError
 from eventstore.events import NewEvent, RecordedEvent, StreamPosition
+from eventstore.loop_lock import LoopSafeLock, Wakeups
 from eventstore.names import validate_actor, validate_stream, validate_tenant
 from eventstore.read_check import check_read
 from eventstore.read_models import ReadModels
@@ -80,8 +81,8 @@ class EventStore(DerivedVerbs):
         self.max_payload_bytes = max_payload_bytes
         self.verify_reads = verify_reads
         self._opened = False
-        self._open_lock = asyncio.Lock()
-        self._wakeups: dict[str, asyncio.Event] = {}
+        self._open_lock = LoopSafeLock()  # any thread's loop may open the store first
+        self._wakeups = Wakeups()
 
     @classmethod
     def open(
@@ -387,13 +388,9 @@ class EventStore(DerivedVerbs):
         return decode_event(self.registry, event)
 
     def _wake(self, tenant_id: str) -> None:
-        wakeup = self._wakeups.pop(tenant_id, None)
-        if wakeup is not None:
-            wakeup.set()
+        self._wakeups.wake(tenant_id)
 
     def _wakeup(self, tenant_id: str) -> asyncio.Event:
-        """The event the next append to ``tenant_id`` through this store will set."""
-        wakeup = self._wakeups.get(tenant_id)
-        if wakeup is None:
-            wakeup = self._wakeups[tenant_id] = asyncio.Event()
-        return wakeup
+        """The event the next append to ``tenant_id`` through this store will set (for the
+        running loop: every loop waiting gets its own)."""
+        return self._wakeups.event(tenant_id)

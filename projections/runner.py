@@ -14,15 +14,16 @@ transaction; a concurrent committer makes it re-read and retry, so every event i
 
 from __future__ import annotations
 
-import asyncio
 import heapq
 import logging
+import threading
 from collections import OrderedDict
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Generic, TypeVar, cast
 
 from eventstore import EventStore, RecordedEvent, Snapshot
+from eventstore.loop_lock import LoopSafeLock
 from eventstore.records import ERASURE_STREAM
 from projections.projection import Projection, ReadModel, SnapshotCodec
 from projections.text_caches import forget_texts
@@ -81,7 +82,10 @@ class ProjectionRunner(Generic[S]):
         self.snapshot_every = snapshot_every
         self.cache_bytes = cache_bytes
         self._cache: OrderedDict[tuple[str, str], _Entry[S]] = OrderedDict()
-        self._locks: dict[tuple[str, str], asyncio.Lock] = {}
+        # Per slot, a lock any thread's event loop may take (a ledger may be shared by threads
+        # that each run their own loop); the cache's order is changed under a thread lock.
+        self._locks: dict[tuple[str, str], LoopSafeLock] = {}
+        self._guard = threading.RLock()
         self._erasures: dict[str, int] = {}
         self._distrusted: set[tuple[str, str]] = set()
         #: Why a state was rebuilt from the log (its snapshot disagreed with the log).
@@ -137,7 +141,8 @@ class ProjectionRunner(Generic[S]):
 
     def cached_keys(self) -> list[tuple[str, str]]:
         """The ``(tenant, key)`` pairs cached, least recently used first."""
-        return list(self._cache)
+        with self._guard:
+            return list(self._cache)
 
     def snapshot_version(self, tenant_id: str, key: str) -> int | None:
         """The stream version of the snapshot the cached state was loaded from or last saved
@@ -150,7 +155,8 @@ class ProjectionRunner(Generic[S]):
         snapshot (which disagreed with the log: ``why``); the rebuild saves a new one."""
         slot = (tenant_id, key)
         async with self._lock(slot):
-            self._cache.pop(slot, None)
+            with self._guard:
+                self._cache.pop(slot, None)
             self._distrusted.add(slot)
             self.distrusts.append(f"{tenant_id}/{key}: {why}")
             _log.warning("rebuilding %s/%s from the log: %s", tenant_id, key, why)
@@ -162,26 +168,34 @@ class ProjectionRunner(Generic[S]):
 
     def forget(self, tenant_id: str) -> None:
         """Drop every cached state of a tenant."""
-        for slot in [s for s in self._cache if s[0] == tenant_id]:
-            del self._cache[slot]
+        with self._guard:
+            for slot in [s for s in self._cache if s[0] == tenant_id]:
+                del self._cache[slot]
 
     # -- internals ---------------------------------------------------------------------------
 
-    def _lock(self, slot: tuple[str, str]) -> asyncio.Lock:
-        return self._locks.setdefault(slot, asyncio.Lock())
+    def _lock(self, slot: tuple[str, str]) -> LoopSafeLock:
+        lock = self._locks.get(slot)
+        if lock is None:
+            with self._guard:
+                lock = self._locks.setdefault(slot, LoopSafeLock())
+        return lock
 
     def _remember(self, slot: tuple[str, str], entry: _Entry[S]) -> None:
-        self._cache[slot] = entry
-        self._cache.move_to_end(slot)
-        while len(self._cache) > self.cache_size or self._over_bytes():
-            old, _ = self._cache.popitem(last=False)
-            lock = self._locks.get(old)
-            if lock is not None and not lock.locked():
-                del self._locks[old]
+        with self._guard:
+            self._cache[slot] = entry
+            self._cache.move_to_end(slot)
+            while len(self._cache) > self.cache_size or self._over_bytes():
+                old, _ = self._cache.popitem(last=False)
+                lock = self._locks.get(old)
+                if lock is not None and not lock.locked():
+                    del self._locks[old]
 
     def cached_bytes(self) -> int:
         """The memory the cached states hold, as they estimate it (0 when they cannot)."""
-        sizes = (getattr(entry.state, "approx_bytes", None) for entry in self._cache.values())
+        with self._guard:
+            entries = list(self._cache.values())
+        sizes = (getattr(entry.state, "approx_bytes", None) for entry in entries)
         return sum(size() for size in sizes if size is not None)
 
     def _over_bytes(self) -> bool:

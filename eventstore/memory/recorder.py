@@ -7,11 +7,11 @@ lives as long as the process; use it for tests and short-lived agents.
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Mapping, Sequence
 
 from eventstore.erasure import run_erasure
 from eventstore.errors import ConcurrencyError
+from eventstore.loop_lock import LoopSafeLock
 from eventstore.memory.documents import MemoryReadModels
 from eventstore.recorder import AppendOutcome, ErasureOutcome, LogState, MakeErasure
 from eventstore.records import (
@@ -42,7 +42,7 @@ class MemoryRecorder(MemoryReadModels):
     def __init__(self) -> None:
         super().__init__()
         self._tenants: dict[str, _Tenant] = {}
-        self._lock = asyncio.Lock()
+        self._lock = LoopSafeLock()
         self._snapshots: dict[tuple[str, str, str], SnapshotRecord] = {}
         self._merkle: dict[tuple[str, str, int], dict[int, bytes]] = {}
 

@@ -5,8 +5,7 @@ then takes its tenant's turn and reads the heads, chains the events and writes t
 with the lock hand-off, two autocommit statements (:mod:`~eventstore.sql.postgres.handoff`);
 with ``lock_handoff=False`` in one transaction holding the tenant's head row ``FOR UPDATE``
 (:mod:`~eventstore.sql.postgres.log`). Either way positions are assigned in commit order
-without gaps, tenants never wait for each other, and both protocols may write one database at
-once.
+without gaps, tenants never wait for each other, both protocols may write one database at once.
 """
 
 from __future__ import annotations
@@ -15,7 +14,7 @@ from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from contextlib import asynccontextmanager
 from typing import TYPE_CHECKING
 
-from sqlalchemy.ext.asyncio import create_async_engine
+from sqlalchemy.ext.asyncio import AsyncEngine, create_async_engine
 
 import eventstore.sql.postgres.documents as docs
 import eventstore.sql.postgres.handoff as handoff
@@ -110,12 +109,12 @@ class PostgresRecorder:
         if self._connections.engine is not None:
             return
         try:
-            engine = create_async_engine(self.url, pool_size=self.pool_size, max_overflow=10)
+            engine = self._new_engine()
         except ImportError as error:
             raise StorageError(
                 "PostgreSQL needs the asyncpg driver: pip install 'ctxledger[postgres]'"
             ) from error
-        self._connections.engine = engine
+        self._connections.open(engine, self._new_engine)
         try:
             async with self._connections.connection() as db:
                 await set_up_schema(PostgresSchemaSteps(self.url, db), create=self.create)
@@ -128,6 +127,9 @@ class PostgresRecorder:
 
     async def close(self) -> None:
         await self._connections.close()
+
+    def _new_engine(self) -> AsyncEngine:  # one per event loop (see Connections)
+        return create_async_engine(self.url, pool_size=self.pool_size, max_overflow=10)
 
     @property
     def idle_connections(self) -> int:

@@ -9,7 +9,6 @@ so positions are assigned in commit order without gaps.
 
 from __future__ import annotations
 
-import asyncio
 import os
 from collections.abc import Sequence
 from dataclasses import replace
@@ -25,6 +24,7 @@ import eventstore.sql.sqlite.documents as docs
 import eventstore.sql.sqlite.worker as worker
 from eventstore.erasure import run_erasure
 from eventstore.errors import StorageError
+from eventstore.loop_lock import LoopSafeLock
 from eventstore.recorder import (
     AppendOutcome,
     Document,
@@ -92,7 +92,7 @@ class SqliteRecorder:
         self.create = create and not self.read_only
         self._engine: AsyncEngine | None = None
         self._writer: AsyncConnection | None = None
-        self._write_lock = asyncio.Lock()
+        self._write_lock = LoopSafeLock()  # one writer, whichever thread's loop writes
         self._idle_readers: list[AsyncConnection] = []
 
     # -- lifecycle ---------------------------------------------------------------------------
