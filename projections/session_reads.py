@@ -132,6 +132,7 @@ class SessionReads:
         at_time: datetime | None = None,
         recall: RecallOptions | bool = False,
         over_budget: OverBudget = "raise",
+        repair: bool = False,
     ) -> RenderedContext:
         """The next request's messages under ``budget``, with its manifest.
 
@@ -145,8 +146,12 @@ class SessionReads:
         The request never exceeds ``budget.usable``: recent groups beyond the newest give way
         first; when the prefix, pins, summary and newest turn alone do not fit, it raises
         :class:`ContextOverBudgetError` naming each part (``over_budget="serve"``: serve it,
-        flagged ``manifest.over_budget``, to inspect it).
+        flagged ``manifest.over_budget``, to inspect it). With ``repair``, a broken tool
+        protocol is repaired in the request, never in the log: a call without a result gets a
+        marked placeholder, an orphan result is left out, each listed in
+        ``manifest.repairs`` (:mod:`projections.session.repair`).
         """
+        repairing = self.ledger.counter.count_message if repair else None
         with operation("render", conversation(self.tenant_id, self.session_id)) as span:
 
             async def attempt() -> RenderedContext:
@@ -158,7 +163,12 @@ class SessionReads:
                     cut = await self.with_bodies(cut, needs)
                     check_groups(cut, groups)
                     return render(
-                        cut, budget, keep_groups=keep_groups, fmt=fmt, over_budget=over_budget
+                        cut,
+                        budget,
+                        keep_groups=keep_groups,
+                        fmt=fmt,
+                        over_budget=over_budget,
+                        repair=repairing,
                     )
                 options = recall if isinstance(recall, RecallOptions) else RecallOptions()
                 found = await self._recall(cut, options)
@@ -173,6 +183,7 @@ class SessionReads:
                     recall=found,
                     count=self.ledger.counter.count_text,
                     over_budget=over_budget,
+                    repair=repairing,
                 )
 
             rendered = await self._checked(attempt)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 import click
@@ -15,6 +16,7 @@ from projections.cli.common import (
     open_store,
     print_json,
     run,
+    stderr,
     stdout,
     stored_session,
 )
@@ -70,6 +72,13 @@ __all__: list[str] = []
     show_default=True,
     help="Mask old tool results first (the ladder's cheapest step).",
 )
+@click.option(
+    "--until-under-trigger",
+    "until_under",
+    is_flag=True,
+    help="Go on compacting, one round after another (progress on stderr), until the context "
+    "is at or under the trigger or a round makes no progress; one round otherwise.",
+)
 @json_option()
 @click.pass_context
 def compact_command(
@@ -85,6 +94,7 @@ def compact_command(
     keep_groups: int,
     target: float | None,
     mask: bool,
+    until_under: bool,
     as_json: bool,
 ) -> None:
     """Mask old tool results, then summarise what the window leaves out, behind the gate.
@@ -113,14 +123,20 @@ def compact_command(
         async with open_store(context) as store:
             stored = await stored_session(store, tenant, session_id)
             session = Ledger(store, counter=TiktokenCounter(model)).session(tenant, stored)
-            return await session.compact(
-                budget,
-                summary_budget=summary_budget,
-                keep_groups=keep_groups,
-                summarizer=chosen,
-                target=target,
-                mask_results=mask,
-            )
+
+            async def one_round() -> CompactionOutcome:
+                return await session.compact(
+                    budget,
+                    summary_budget=summary_budget,
+                    keep_groups=keep_groups,
+                    summarizer=chosen,
+                    target=target,
+                    mask_results=mask,
+                )
+
+            if not until_under:
+                return await one_round()
+            return await _until_under_trigger(one_round, budget, quiet=as_json)
 
     outcome = run(action)
     if as_json:
@@ -132,6 +148,26 @@ def compact_command(
         raise SystemExit(EXIT_UNAVAILABLE)
     if not compaction_succeeded(outcome):
         raise SystemExit(1)
+
+
+async def _until_under_trigger(
+    one_round: Callable[[], Awaitable[CompactionOutcome]], budget: Budget, *, quiet: bool
+) -> CompactionOutcome:
+    """Rounds of compaction until the context is at or under the trigger, or a round changes
+    nothing (rejected, backing off, unavailable, or the same tokens as before)."""
+    outcome, before, rounds = await one_round(), None, 1
+    while outcome.reached_trigger is False and outcome.tokens_after != before:
+        if not (outcome.summarised or outcome.masked):
+            break
+        if not quiet:
+            stderr.print(
+                f"round {rounds}: context {outcome.tokens_after:,} tokens, trigger "
+                f"{budget.trigger:,}: going on",
+                highlight=False,
+            )
+        before, rounds = outcome.tokens_after, rounds + 1
+        outcome = await one_round()
+    return outcome
 
 
 def compaction_succeeded(outcome: CompactionOutcome) -> bool:

@@ -123,7 +123,9 @@ def consent_revoke(
     method: str,
     as_json: bool,
 ) -> None:
-    """Revoke consents; the promoter retracts what they allowed (recall stops at once)."""
+    """Revoke consents: by --scope exactly the scopes named (a consent for more keeps the
+    rest), by --consent-id or --all whole ones; the promoter retracts what they allowed
+    (recall stops at once)."""
     categories, keys = split_scopes(scopes)
 
     async def action() -> Any:

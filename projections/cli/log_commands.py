@@ -319,7 +319,8 @@ _NARRATED_DB = click.option(
     "--db",
     "database",
     type=click.Path(dir_okay=False, path_type=Path),
-    help="Write its log here instead of a fresh temporary file.",
+    help="Write its log here (default: the global --db when given, else a fresh temporary "
+    "file); on a file that holds an earlier run the demo plays in a new tenant (acme-2…).",
 )
 _NARRATED_JSON = json_option("A machine-readable transcript.")
 
@@ -327,7 +328,19 @@ _NARRATED_JSON = json_option("A machine-readable transcript.")
 def _narrate(
     play: Callable[..., Coroutine[Any, Any, Any]], database: Path | None, as_json: bool
 ) -> None:
-    """Run a narrated walk-through: panels for people, or the transcript as JSON."""
+    """Run a narrated walk-through: panels for people, or the transcript as JSON. Its own
+    ``--db``, else the global ``--db`` (or CTXLEDGER_DB) when one was given, else a fresh
+    temporary file."""
+    if database is None:
+        root = click.get_current_context().find_root()
+        if root.get_parameter_source("db") is not click.core.ParameterSource.DEFAULT:
+            given = str(root.obj)
+            if "://" in given:
+                raise click.UsageError(
+                    f"the walk-throughs write a SQLite file; --db {given!r} is a database URL: "
+                    f"give a file path"
+                )
+            database = Path(given)
     transcript = run(lambda: play(database, console=None if as_json else stdout))
     if as_json:
         print_json(transcript)

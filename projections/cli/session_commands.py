@@ -210,6 +210,13 @@ _mark_command("unpin", "Unpin")
     show_default=True,
     help="The share of usable the recalled block may take.",
 )
+@click.option(
+    "--repair",
+    is_flag=True,
+    help="Serve a request a provider accepts when the tool protocol is broken: a call "
+    "without a result gets a marked placeholder, an orphan result is left out (the log is "
+    "never changed; manifest.repairs lists each change).",
+)
 @json_option('{"messages": [...], "manifest": {...}} (anthropic: "system" beside them)')
 @click.pass_context
 def context_command(
@@ -225,12 +232,14 @@ def context_command(
     with_recall: bool,
     query: str | None,
     recall_share: float,
+    repair: bool,
     as_json: bool,
 ) -> None:
     """Render the messages of the session's next request within the budget.
 
     With --recall (or --query), the best old groups for the query come back in a recalled
-    block, whole, with their ids and scores.
+    block, whole, with their ids and scores. Tool-protocol problems are named on stderr in
+    every view; with --repair the request is repaired so that a provider accepts it.
     """
     if at_time is not None and at_time.tzinfo is None:
         from datetime import UTC
@@ -254,10 +263,12 @@ def context_command(
                     at_time=at_time,
                     recall=recall,
                     over_budget="serve",  # shown, flagged and explained below
+                    repair=repair,
                 )
             )
 
     rendered = run(action)
+    show_protocol(rendered, repair)
     if as_json:
         # The request body as the provider takes it (Anthropic's is an object with its own
         # "messages"), with the manifest beside it: "messages" is always the list.
@@ -297,6 +308,25 @@ def show_context(rendered: RenderedContext, budget: Budget) -> None:
     if manifest.over_budget:
         stderr.print(f"[bold red]over budget:[/] {manifest.over_why}")
         raise SystemExit(1)
+
+
+def show_protocol(rendered: RenderedContext, repaired: bool) -> None:
+    """Name (on stderr) the tool-protocol problems of the session, or what a repair did."""
+    manifest = rendered.manifest
+    for change in manifest.repairs:
+        stderr.print(
+            f"[yellow]repaired:[/] {change['kind'].replace('_', ' ')}: call "
+            f"{change['tool_call_id']!r} (message {change['message_id']!r})",
+            highlight=False,
+        )
+    if repaired:
+        return
+    for issue in manifest.protocol_issues:
+        stderr.print(
+            f"[yellow]tool protocol:[/] {issue['kind']}: {issue['detail']} (a provider refuses "
+            f"such a request: --repair serves one it accepts)",
+            highlight=False,
+        )
 
 
 def show_unreadable(unreadable: list[dict[str, Any]]) -> None:

@@ -39,7 +39,7 @@ async def run_demo(database: Path | None, *, console: Any = None) -> dict[str, A
     path = database or Path(tempfile.mkdtemp(prefix="ctxledger-demo-")) / "ledger.db"
     narrator = Narrator(console)
     async with EventStore.open(path) as store:
-        trip = Trip(store, narrator)
+        trip = Trip(store, narrator, await _fresh_tenant(store))
         await trip.session.append([{"id": "sys", "role": "system", "content": SYSTEM}])
         turns = trip_turns()
         for index, turn in enumerate(turns[:10], start=1):
@@ -64,15 +64,25 @@ async def run_demo(database: Path | None, *, console: Any = None) -> dict[str, A
         await _compaction_figures(trip)
     narrator.step(
         "done",
-        f"The log is at {path}. Try: ctxledger --db {path} context --tenant {DEMO_TENANT} "
+        f"The log is at {path}. Try: ctxledger --db {path} context --tenant {trip.tenant} "
         f"--session {DEMO_SESSION}  (or: summaries, memory recall --user {DEMO_USER}, stats, "
         f"report)",
         database=str(path),
-        tenant=DEMO_TENANT,
+        tenant=trip.tenant,
         session=DEMO_SESSION,
         user=DEMO_USER,
     )
     return {"database": str(path), "steps": narrator.steps}
+
+
+async def _fresh_tenant(store: EventStore) -> str:
+    """The demo's tenant, or on a file that holds an earlier run the first free one after
+    it (``acme-2``, ``acme-3``…): a re-run plays the same trip from scratch, nothing mixed."""
+    tenant, run = DEMO_TENANT, 1
+    while await store.tenant_position(tenant):
+        run += 1
+        tenant = f"{DEMO_TENANT}-{run}"
+    return tenant
 
 
 async def _rollback(trip: Trip) -> None:
@@ -204,21 +214,21 @@ async def _memory(trip: Trip, index: int) -> None:
             confidence=0.95,
         )
     promoter = Promoter(trip.store)
-    before = await promoter.run_once(DEMO_TENANT)
+    before = await promoter.run_once(trip.tenant)
     consent_text = "Yes, remember my weekend-trip budget preference for future trips."
     await session.append([{"id": f"u{index}", "role": "user", "content": consent_text}])
     await memory.grant_consent(
-        DEMO_TENANT,
+        trip.tenant,
         DEMO_USER,
         categories=["preference"],
         method="chat",
         evidence_ids=[f"u{index}"],
         session_id=DEMO_SESSION,
     )
-    after = await promoter.run_once(DEMO_TENANT)
-    recalled = await memory.recall(DEMO_TENANT, DEMO_USER)
+    after = await promoter.run_once(trip.tenant)
+    recalled = await memory.recall(trip.tenant, DEMO_USER)
     table = Table("key", "value", "category", "status", "reason")
-    found = await memory.candidates(DEMO_TENANT, DEMO_USER)
+    found = await memory.candidates(trip.tenant, DEMO_USER)
     for c in found:
         table.add_row(c.key or "", c.value or "", c.category or "", c.status, c.reason or "")
     trip.narrator.step(
@@ -236,7 +246,7 @@ async def _memory(trip: Trip, index: int) -> None:
 
 
 async def _verify(trip: Trip) -> None:
-    report = await trip.store.verify(DEMO_TENANT)
+    report = await trip.store.verify(trip.tenant)
     trip.narrator.step(
         "verify",
         f"Every hash recomputed from the stored bytes: ok={report.ok}, {report.checked} events "
@@ -251,7 +261,7 @@ async def _time_travel(trip: Trip) -> None:
     assert version is not None
     then = await trip.session.render(DEMO_BUDGET, keep_groups=KEEP_GROUPS, at_version=version)
     now = await trip.render()
-    events = await trip.store.read_stream(DEMO_TENANT, trip.session.stream_id)
+    events = await trip.store.read_stream(trip.tenant, trip.session.stream_id)
     recorded = [
         e for e in events if e.type == "ModelCallRecorded" and e.version <= version and e.data
     ][-1]

@@ -60,10 +60,11 @@ async def careless_summarizer(request: SummaryRequest) -> CompactionSummaryV2:
 class Trip:
     """The demo's state: the session, the narrator, and the ids the later steps cite."""
 
-    def __init__(self, store: EventStore, narrator: Narrator) -> None:
+    def __init__(self, store: EventStore, narrator: Narrator, tenant: str = DEMO_TENANT) -> None:
         self.store = store
+        self.tenant = tenant
         self.ledger = Ledger(store)
-        self.session: Session = self.ledger.session(DEMO_TENANT, DEMO_SESSION, user_id=DEMO_USER)
+        self.session: Session = self.ledger.session(tenant, DEMO_SESSION, user_id=DEMO_USER)
         self.narrator = narrator
         self.ids: dict[str, str] = {}  # turn tag -> the user's message id
         self.replies: dict[str, str] = {}  # turn tag -> the assistant's reply id

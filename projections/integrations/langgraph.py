@@ -18,6 +18,7 @@ extra). The ``langgraph-checkpoint-conformance`` suite runs against it in the te
 
 from __future__ import annotations
 
+import asyncio
 import random
 from collections.abc import AsyncIterator, Coroutine, Iterator, Sequence
 from typing import Any, TypeVar
@@ -79,6 +80,13 @@ class LedgerSaver(BaseCheckpointSaver[str]):
     def open(cls, url: str, *, tenant_id: str, **options: Any) -> LedgerSaver:
         """A saver on the database at ``url`` (see :meth:`EventStore.open`)."""
         return cls(EventStore.open(url, **options), tenant_id=tenant_id)
+
+    @classmethod
+    def from_conn_string(cls, conn_string: str, *, tenant_id: str) -> _Opened:
+        """A saver on ``conn_string`` (a SQLite file path or any store URL) as LangGraph's own
+        savers give one: ``with LedgerSaver.from_conn_string("ledger.db", tenant_id="acme")
+        as saver:`` or ``async with``; closed on the way out."""
+        return _Opened(cls.open(conn_string, tenant_id=tenant_id))
 
     def close(self) -> None:
         """Close the store and stop the saver's loop."""
@@ -339,6 +347,25 @@ class LedgerSaver(BaseCheckpointSaver[str]):
 
     async def _append(self, thread_id: str, events: Sequence[NewEvent]) -> None:
         await self.store.append(self.tenant_id, _stream(thread_id), list(events))
+
+
+class _Opened:
+    """The context of :meth:`LedgerSaver.from_conn_string`: sync and async alike."""
+
+    def __init__(self, saver: LedgerSaver) -> None:
+        self.saver = saver
+
+    def __enter__(self) -> LedgerSaver:
+        return self.saver
+
+    def __exit__(self, *_: object) -> None:
+        self.saver.close()
+
+    async def __aenter__(self) -> LedgerSaver:
+        return self.saver
+
+    async def __aexit__(self, *_: object) -> None:
+        await asyncio.to_thread(self.saver.close)  # it waits for the saver's own loop
 
 
 def _stream(thread_id: str) -> str:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from datetime import UTC, datetime
+from typing import Any
 from uuid import UUID
 
 from uuid_utils.compat import uuid7
@@ -195,7 +196,9 @@ class LongTermMemory:
         actor: str | None = None,
     ) -> RecordedEvent:
         """Revoke consents: the one named, those whose scope shares a category or key with the
-        given ones, or (``everything=True``) all of them. The promoter then retracts what they
+        given ones, or (``everything=True``) all of them. By categories or keys, exactly those
+        go: a consent for more is revoked and what is left of it granted again in the same
+        append (same expiry, method and evidence). The promoter then retracts what they
         allowed (recall stops serving it at once).
 
         Raises:
@@ -227,12 +230,16 @@ class LongTermMemory:
         data = validated(
             ConsentRevoked, "consent revocation", consent_ids=chosen, reason=reason, method=method
         )
-        (event,) = await self.store.append(
-            tenant_id,
-            consent_stream(user_id),
-            [NewEvent(type=CONSENT_REVOKED, data=data, actor=actor or user_id)],
-        )
-        return event
+        events = [NewEvent(type=CONSENT_REVOKED, data=data, actor=actor or user_id)]
+        if not everything and consent_id is None:  # by scope: exactly the scopes named go
+            events += [
+                NewEvent(type=CONSENT_GRANTED, data=rest, actor=actor or user_id)
+                for c in state.consents.values()
+                if c.consent_id in chosen and c.data is not None
+                if (rest := _narrowed(c.data, categories, keys)) is not None
+            ]
+        recorded = await self.store.append(tenant_id, consent_stream(user_id), events)
+        return recorded[0]
 
     async def set_policy(
         self, tenant_id: str, policy: MemoryPolicy, *, actor: str | None = None
@@ -342,3 +349,17 @@ def _moment(at: At, state: UserMemory, clock: Clock) -> datetime:
     if at is None:
         return clock()
     return state.last_time or clock()
+
+
+def _narrowed(
+    consent: ConsentGranted, categories: Sequence[str], keys: Sequence[str]
+) -> dict[str, Any] | None:
+    """A consent for what ``consent`` allowed beyond the revoked scopes (same expiry, method
+    and evidence; a new id), or None when nothing is left of it."""
+    kept_categories = [c for c in consent.categories if c not in categories]
+    kept_keys = [k for k in consent.keys if k not in keys]
+    if not kept_categories and not kept_keys:
+        return None
+    return consent.model_copy(
+        update={"consent_id": str(uuid7()), "categories": kept_categories, "keys": kept_keys}
+    ).model_dump(mode="json")

@@ -24,6 +24,8 @@ from projections.context.messages import Message
 from projections.context.window import GroupPlan, fit_groups, plan_groups
 from projections.errors import ContextOverBudgetError
 from projections.session.recall_block import Recall, RecallPlan, plan_recall
+from projections.session.repair import CountMessage, is_placeholder, reserve
+from projections.session.repair import repair as repair_protocol
 from projections.session.state import Cut, SessionState
 from projections.summaries.block import render_summary_block
 from projections.summaries.block_v2 import render_summary_block_v2
@@ -66,6 +68,7 @@ class Manifest(BaseModel):
     as_of_position: int
     unreadable: list[dict[str, Any]] = Field(default_factory=list)
     masked: list[str] = Field(default_factory=list)  # tool results served as their digest
+    repairs: list[dict[str, str]] = Field(default_factory=list)  # protocol repairs (on request)
     recalled: list[dict[str, Any]] = Field(default_factory=list)  # paged back in, with scores
     recall_query: str | None = None  # what recall searched for (None: no recall asked)
     uncovered_groups: int = 0  # groups left out that no served summary covers
@@ -141,6 +144,7 @@ def render(
     recall: Recall | None = None,
     count: Callable[[str], int] | None = None,
     over_budget: OverBudget = "raise",
+    repair: CountMessage | None = None,
 ) -> RenderedContext:
     """Render the session's next request under ``budget`` (O(window), not O(history)).
 
@@ -152,25 +156,34 @@ def render(
     ``keep_groups`` groups do not fit, fewer recent groups are kept, down to the newest one;
     when even that does not fit, :class:`ContextOverBudgetError` says what takes the room
     (``over_budget="serve"`` serves it anyway, flagged in the manifest, for inspection).
+
+    With ``repair`` (a message counter), calls without results are closed with a marked
+    placeholder and orphan results left out (:mod:`projections.session.repair`), within
+    the budget; the manifest lists each change. The log is never changed.
     """
     cut = state if isinstance(state, Cut) else state.cut()
-    active = cut.summary()
-    plan, keep = fit_plan(cut, budget, keep_groups=keep_groups)
-    recalled = RecallPlan(None, 0)
-    if recall is not None and not plan.over_budget:
-        if count is None:
-            raise ValueError("render with recall needs count, the token counter of its block")
-        plan, recalled = _with_recall(cut, budget, keep, recall, count)
-    if plan.over_budget and over_budget == "raise":
-        raise ContextOverBudgetError(plan.tokens, budget.usable, why_over_budget(cut, plan))
     if over_budget not in ("raise", "serve"):
         raise ValueError(f"over_budget must be 'raise' or 'serve', got {over_budget!r}")
-    heads = [(summary_message(active), "summary")] if active else []
-    if recalled.message is not None:
-        heads.append((recalled.message, "recalled"))
-    messages, sections = _assemble(cut, plan, heads)
+    if recall is not None and count is None:
+        raise ValueError("render with recall needs count, the token counter of its block")
+    held = reserve(cut.issues, repair) if repair is not None else 0
+    plan, keep, recalled = _plan(cut, budget, keep_groups, recall, count, held)
+    messages, sections, repairs = _request(cut, plan, recalled, repair)
+    if repair is not None:
+        # A call still waiting for its result is no issue in the log, but the request must
+        # close it too: plan again with the room its placeholders take.
+        added = sum(repair(m) for m in messages if is_placeholder(m))
+        if added > held:
+            plan, keep, recalled = _plan(cut, budget, keep_groups, recall, count, added)
+            messages, sections, repairs = _request(cut, plan, recalled, repair)
+    if plan.over_budget and over_budget == "raise":
+        raise ContextOverBudgetError(plan.tokens, budget.usable, why_over_budget(cut, plan))
     wire = from_messages(fmt, messages)
-    manifest = _manifest(cut, budget, plan, messages, sections, active, fmt, wire, recalled)
+    manifest = _manifest(
+        cut, budget, plan, messages, sections, cut.summary(), fmt, wire, recalled, repair
+    )
+    if repair is not None:
+        manifest = _repaired_manifest(manifest, repairs, budget)
     why = why_over_budget(cut, plan) if plan.over_budget else None
     manifest = manifest.model_copy(update={"keep_groups": keep, "over_why": why})
     if recall is not None:
@@ -178,6 +191,38 @@ def render(
             update={"recalled": recalled.entries, "recall_query": recall.query}
         )
     return RenderedContext(messages=messages, wire=wire, manifest=manifest)
+
+
+def _plan(
+    cut: Cut,
+    budget: Budget,
+    keep_groups: int,
+    recall: Recall | None,
+    count: Callable[[str], int] | None,
+    held: int,
+) -> tuple[GroupPlan, int, RecallPlan]:
+    """The groups to serve, with ``held`` tokens set aside (a repair's placeholders), the
+    recent groups kept, and the recalled block (when asked and there is room)."""
+    plan, keep = fit_plan(cut, budget, keep_groups=keep_groups, extra_tokens=held)
+    if recall is None or count is None or plan.over_budget:
+        return plan, keep, RecallPlan(None, 0)
+    plan, recalled = _with_recall(cut, budget, keep, recall, count, held)
+    return plan, keep, recalled
+
+
+def _request(
+    cut: Cut, plan: GroupPlan, recalled: RecallPlan, repair: CountMessage | None
+) -> tuple[list[Message], list[str], list[dict[str, str]]]:
+    """The request's messages and sections (repaired when asked), and the repairs made."""
+    active = cut.summary()
+    heads = [(summary_message(active), "summary")] if active else []
+    if recalled.message is not None:
+        heads.append((recalled.message, "recalled"))
+    messages, sections = _assemble(cut, plan, heads)
+    if repair is None:
+        return messages, sections, []
+    repaired = repair_protocol(messages, sections)
+    return repaired.messages, repaired.sections, repaired.repairs
 
 
 def why_over_budget(cut: Cut, plan: GroupPlan) -> str:
@@ -206,7 +251,12 @@ def why_over_budget(cut: Cut, plan: GroupPlan) -> str:
 
 
 def _with_recall(
-    cut: Cut, budget: Budget, keep_groups: int, recall: Recall, count: Callable[[str], int]
+    cut: Cut,
+    budget: Budget,
+    keep_groups: int,
+    recall: Recall,
+    count: Callable[[str], int],
+    held: int = 0,
 ) -> tuple[GroupPlan, RecallPlan]:
     """The window planned with the recall share set aside, the block chosen in it, then the
     window planned again with the block's real size (a group the wider window now holds is
@@ -222,19 +272,21 @@ def _with_recall(
         cut.pinned_groups(),
         0,  # no room: only what must be served
         keep_groups=keep_groups,
-        fixed_tokens=REPLY_PRIMING_TOKENS + (active.message_tokens if active else 0),
+        fixed_tokens=REPLY_PRIMING_TOKENS + (active.message_tokens if active else 0) + held,
         summarised=cut.summarised_groups(),
     ).tokens
-    reserve = max(0, min(int(recall.share * usable), usable - floor))
-    plan = plan_render(cut, budget, keep_groups=keep_groups, extra_tokens=reserve)
-    recalled = plan_recall(cut, recall, {g for g, _ in plan.chosen}, reserve, count)
+    share = max(0, min(int(recall.share * usable), usable - floor))
+    plan = plan_render(cut, budget, keep_groups=keep_groups, extra_tokens=share + held)
+    recalled = plan_recall(cut, recall, {g for g, _ in plan.chosen}, share, count)
     if recalled.message is None:
-        return plan_render(cut, budget, keep_groups=keep_groups), recalled
-    wider = plan_render(cut, budget, keep_groups=keep_groups, extra_tokens=recalled.tokens)
+        return plan_render(cut, budget, keep_groups=keep_groups, extra_tokens=held), recalled
+    extra = recalled.tokens + held
+    wider = plan_render(cut, budget, keep_groups=keep_groups, extra_tokens=extra)
     taken = {g for g, _ in wider.chosen}
     if taken & {entry["group"] for entry in recalled.entries}:
         recalled = plan_recall(cut, recall, taken, recalled.tokens, count)
-        wider = plan_render(cut, budget, keep_groups=keep_groups, extra_tokens=recalled.tokens)
+        extra = recalled.tokens + held
+        wider = plan_render(cut, budget, keep_groups=keep_groups, extra_tokens=extra)
     return wider, recalled
 
 
@@ -268,12 +320,15 @@ def _manifest(
     fmt: Format,
     wire: Any,
     recalled: RecallPlan,
+    repair: CountMessage | None = None,
 ) -> Manifest:
     counts = [
         active.message_tokens
         if section == "summary" and active
         else recalled.tokens
         if section == "recalled"
+        else repair(message)
+        if repair is not None and is_placeholder(message)
         else cut.message_tokens(message.id)
         for message, section in zip(messages, sections, strict=True)
     ]
@@ -305,6 +360,17 @@ def _manifest(
         unreadable=[u.as_dict() for u in cut.unreadable()],
         masked=[m.id for m in messages if cut.mask_of(m.id) is not None],
     )
+
+
+def _repaired_manifest(
+    manifest: Manifest, repairs: list[dict[str, str]], budget: Budget
+) -> Manifest:
+    """The totals of a repaired request recounted: the placeholders counted, the orphans gone
+    (at most the plan's total: its reserve covers every placeholder the session could need)."""
+    total = REPLY_PRIMING_TOKENS + sum(manifest.message_tokens)
+    tokens = {**manifest.tokens, "total": total}
+    update = {"tokens": tokens, "margin": budget.usable - total, "repairs": repairs}
+    return manifest.model_copy(update=update)
 
 
 def summary_message(active: CommittedSummary) -> Message:

@@ -50,3 +50,26 @@ def test_an_unreachable_summarizer_exits_3_and_records_nothing(tmp_path: Path) -
 
     offline = ctxledger("compact", *where, *BUDGET, db=db)
     assert offline.returncode == 0, offline.stdout + offline.stderr
+
+
+def test_compact_until_under_trigger_goes_on_round_after_round(tmp_path: Path) -> None:
+    """One round covers at most a few chunks of 500 messages: a long ingested session needs
+    several, which --until-under-trigger runs, saying so, until the trigger is reached."""
+    db, lines = tmp_path / "ledger.db", tmp_path / "long.jsonl"
+    rows = [
+        {"role": "user" if i % 2 == 0 else "assistant", "content": f"Note {i}: seat {i}A."}
+        for i in range(3_000)
+    ]
+    lines.write_text("\n".join(json.dumps(row) for row in rows), encoding="utf-8")
+    where = ["--tenant", "acme", "--session", "long"]
+    assert ctxledger("ingest", str(lines), *where, db=db).returncode == 0
+    budget = ["--context-limit", "8000", "--max-output", "1000"]
+    rounds = ctxledger("compact", *where, *budget, "--until-under-trigger", db=db)
+    assert rounds.returncode == 0, rounds.stdout + rounds.stderr
+    progress = [line for line in rounds.stderr.splitlines() if line.startswith("round ")]
+    assert progress, rounds.stderr  # one round was not enough: it went on
+    assert all("going on" in line for line in progress)
+    assert "at or under the trigger" in rounds.stdout
+    again = ctxledger("compact", *where, *budget, "--json", db=db)
+    assert again.returncode == 0, again.stdout  # nothing left to do
+    assert json.loads(again.stdout)["reached_trigger"] is True

@@ -73,3 +73,23 @@ def test_demo_narrates_for_people(tmp_path: Path) -> None:
     assert result.returncode == 0, result.stderr
     for phrase in ("constraints pinned", "rejected", "rollback", "G123", "time travel"):
         assert phrase in result.stdout
+
+
+def test_the_global_db_is_honoured_and_a_rerun_plays_in_a_new_tenant(tmp_path: Path) -> None:
+    database = tmp_path / "mine.db"
+    first = ctxledger("--db", str(database), "demo", "--json")
+    assert first.returncode == 0, first.stderr
+    again = ctxledger("demo", "--json", env={"CTXLEDGER_DB": str(database)})
+    assert again.returncode == 0, again.stderr
+    runs = [json.loads(result.stdout) for result in (first, again)]
+    assert [run["database"] for run in runs] == [str(database)] * 2
+    done = [{s["step"]: s for s in run["steps"]}["done"] for run in runs]
+    assert [d["tenant"] for d in done] == ["acme", "acme-2"]
+
+    def without_tenant(run: dict) -> list[dict]:  # type: ignore[type-arg]
+        text = json.dumps(run["steps"]).replace("acme-2", "acme")
+        return list(json.loads(text))
+
+    assert without_tenant(runs[0]) == without_tenant(runs[1])  # the same trip, from scratch
+    tenants = ctxledger("--db", str(database), "tenants", "--json")
+    assert json.loads(tenants.stdout) == ["acme", "acme-2"]

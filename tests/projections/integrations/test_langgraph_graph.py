@@ -4,6 +4,7 @@ thread verifies, and its messages are stored once."""
 
 from __future__ import annotations
 
+import asyncio
 import sqlite3
 from pathlib import Path
 from typing import Annotated, Any, TypedDict
@@ -144,3 +145,23 @@ def test_a_cold_saver_rebuilds_long_delta_chains_and_edits(tmp_path: Path) -> No
         after = app.get_state(config).values["messages"]
         assert len(after) == 300
         assert after[6].content == "rewritten"
+
+
+def test_from_conn_string_as_langgraphs_own_savers(tmp_path: Path) -> None:
+    """``with LedgerSaver.from_conn_string(...)`` as ``SqliteSaver.from_conn_string``, and
+    ``async with`` as ``AsyncSqliteSaver.from_conn_string``: the saver is closed on exit."""
+    path, config = str(tmp_path / "ledger.db"), {"configurable": {"thread_id": "trip"}}
+    with LedgerSaver.from_conn_string(path, tenant_id="acme") as saver:
+        ours = run(saver)
+        expected = len(list(saver.list(config)))  # type: ignore[arg-type]
+    assert ours["final"]["approved"] is True
+    assert saver._loop.stopped
+    assert expected > 0
+
+    async def again() -> int:
+        async with LedgerSaver.from_conn_string(path, tenant_id="acme") as reopened:
+            history = [c async for c in reopened.alist(config)]  # type: ignore[arg-type]
+        assert reopened._loop.stopped
+        return len(history)
+
+    assert asyncio.run(again()) == expected

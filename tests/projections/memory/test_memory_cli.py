@@ -146,3 +146,21 @@ def test_promote_follow_reacts_to_new_consent(tmp_path: Path) -> None:
         child.send_signal(signal.SIGTERM)
         _, errors = child.communicate(timeout=30)
     assert child.returncode == 0, errors
+
+
+def test_revoking_one_scope_keeps_the_others(tmp_path: Path) -> None:
+    """A consent for two categories, one revoked: exactly that one goes; the other stays
+    granted (a consent for what is left, same expiry and evidence, recorded in the same
+    append)."""
+    db = tmp_path / "ledger.db"
+    asyncio.run(seed(db))
+    who = ("--tenant", "acme", "--user", "ana")
+    ok("consent", "grant", *who, "--scope", "category:preference", "--scope", "category:trip",
+       "--days", "30", db=db)  # fmt: skip
+    revoked = json.loads(ok("consent", "revoke", *who, "--scope", "preference", "--json", db=db))
+    assert revoked["type"] == "ConsentRevoked"
+    consents = json.loads(ok("consent", "list", *who, "--json", db=db))
+    live = [c for c in consents if not c.get("revoked_at")]
+    assert [(c["categories"], c["keys"]) for c in live] == [(["trip"], [])]
+    assert len(consents) == 2  # the original (revoked) and what is left of it
+    assert ctxledger("verify", "--tenant", "acme", db=db).returncode == 0
