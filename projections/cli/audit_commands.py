@@ -22,6 +22,7 @@ from projections.cli.common import (
     json_option,
     known_tenant,
     open_store,
+    out_file_option,
     print_json,
     run,
     stderr,
@@ -38,12 +39,8 @@ _KEY_NAME_ENV = "CTXLEDGER_KEY_NAME"
 
 @cli.command("keygen")
 @click.option("--name", required=True, help="The key's name, e.g. acme-audit-2026.")
-@click.option(
-    "-o",
-    "--output",
-    type=click.Path(dir_okay=False, path_type=Path),
-    required=True,
-    help="Where to write the private key (PEM); the verifier key goes to OUTPUT.pub.",
+@out_file_option(
+    "Where to write the private key (PEM); the verifier key goes to FILE.pub.", required=True
 )
 @json_option("Print the result as JSON.")
 def keygen_command(name: str, output: Path, as_json: bool) -> None:
@@ -123,13 +120,7 @@ def checkpoint_command(
 @cli.command("export")
 @click.option("--tenant", required=True, help=TENANT_HELP)
 @click.option("--stream", help="Only this stream (each event with its inclusion proof).")
-@click.option(
-    "-o",
-    "--output",
-    type=click.Path(dir_okay=False, path_type=Path),
-    required=True,
-    help="The bundle file to write (JSON).",
-)
+@out_file_option("The bundle file to write (JSON).", required=True)
 @click.option(
     "--checkpoint",
     "trusted_file",

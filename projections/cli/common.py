@@ -10,11 +10,13 @@ server unreachable, timing out or refusing the call): nothing was recorded, try 
 from __future__ import annotations
 
 import asyncio
+import functools
 import importlib
 import json
 import os
 from collections.abc import Callable, Coroutine
-from typing import Any, NoReturn, TypeVar
+from pathlib import Path
+from typing import Any, NoReturn, TypeVar, cast
 
 import click
 from rich.console import Console
@@ -31,6 +33,7 @@ __all__ = [
     "known_stream",
     "known_tenant",
     "open_store",
+    "out_file_option",
     "output_format",
     "print_json",
     "run",
@@ -101,6 +104,27 @@ def json_option(help: str = "Print the result as JSON.") -> Callable[[F], F]:
         default=lambda: output_format() != "table",
         help=f"{help} (default with --output json or jsonl)",
     )
+
+
+def out_file_option(help_text: str, *, required: bool) -> Callable[[F], F]:
+    """A command's ``-o/--out FILE``: the file it writes. ``--output`` is the global format
+    (tables, JSON, JSON Lines); the file option's old name ``--output`` is still taken, hidden,
+    so that scripts written for it keep working."""
+
+    def decorate(command: F) -> F:
+        @functools.wraps(command)
+        def merged(*args: Any, out: Path | None, old_output: Path | None, **kwargs: Any) -> Any:
+            chosen = out if out is not None else old_output
+            if required and chosen is None:
+                raise click.UsageError("Missing option '-o' / '--out' (the file to write).")
+            return command(*args, output=chosen, **kwargs)
+
+        path = click.Path(dir_okay=False, path_type=Path)
+        hidden = click.option("--output", "old_output", type=path, hidden=True, help=help_text)
+        shown = click.option("-o", "--out", "out", type=path, help=help_text)
+        return cast(F, shown(hidden(merged)))
+
+    return decorate
 
 
 def print_json(value: Any) -> None:

@@ -15,6 +15,7 @@ from projections.cli.common import (
     cli,
     known_tenant,
     open_store,
+    out_file_option,
     run,
     stderr,
     stdout,
@@ -32,11 +33,8 @@ __all__: list[str] = []
     is_flag=True,
     help="Label every series with its session too (the series grow with the sessions).",
 )
-@click.option(
-    "-o",
-    "--output",
-    type=click.Path(dir_okay=False, path_type=Path),
-    help="Write the textfile (for node_exporter's textfile collector) instead of stdout.",
+@out_file_option(
+    "Write the textfile (for node_exporter's textfile collector) instead of stdout.", required=False
 )
 @click.option("--serve", is_flag=True, help="Serve /metrics on 127.0.0.1 for a Prometheus scrape.")
 @click.option(

@@ -15,6 +15,7 @@ from projections.cli.common import (
     known_stream,
     known_tenant,
     open_store,
+    out_file_option,
     print_json,
     run,
     stdout,
@@ -118,13 +119,7 @@ def stats_command(
     help="Any other stream instead, by its id from 'ctxledger streams' (an ADK session "
     "adk-session/APP/USER/ID, a LangGraph thread langgraph/THREAD).",
 )
-@click.option(
-    "-o",
-    "--output",
-    type=click.Path(dir_okay=False, path_type=Path),
-    required=True,
-    help="The HTML file to write.",
-)
+@out_file_option("The HTML file to write.", required=True)
 @json_option("Print the result as JSON.")
 @click.pass_context
 def report_command(

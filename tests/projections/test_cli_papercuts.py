@@ -5,6 +5,7 @@ names the option that exists."""
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -159,3 +160,26 @@ def test_consent_for_a_category_the_policy_never_promotes_warns(tmp_path: Path) 
     known = ctxledger(*args, "preference", db=db)
     assert known.returncode == 0, known.stderr
     assert "warning" not in known.stderr
+
+
+def test_one_name_for_the_global_format_and_out_for_files(trip: Path) -> None:
+    """``--output`` is the global format only; the commands that write a file take
+    ``-o/--out`` (the old ``--output FILE`` still works, unlisted)."""
+    for command in ("keygen", "export", "report", "metrics"):
+        shown = ctxledger(command, "--help").stdout
+        assert "-o, --out FILE" in shown, command
+        assert not re.search(r"^\s+(-o, )?--output\b", shown, re.MULTILINE), command
+    folder = trip.parent
+    made = ctxledger("keygen", "--name", "audit", "--out", str(folder / "k.pem"))
+    assert made.returncode == 0, made.stderr
+    old = ctxledger("keygen", "--name", "audit", "--output", str(folder / "old.pem"))
+    assert old.returncode == 0, old.stderr
+    assert (folder / "old.pem.pub").exists()
+    missing = ctxledger("keygen", "--name", "audit")
+    assert missing.returncode == 2
+    assert "Missing option '-o' / '--out'" in missing.stderr
+    both = ctxledger("--output", "json", "report", "--tenant", "acme", "--session", "trip",
+                     "-o", str(folder / "r.html"), db=trip)  # fmt: skip
+    assert both.returncode == 0, both.stderr
+    assert json.loads(both.stdout)  # the global format, and the file written
+    assert (folder / "r.html").exists()
