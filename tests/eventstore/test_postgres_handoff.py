@@ -26,8 +26,11 @@ from tests.postgres import dsn
 async def advisory_locks(url: str) -> int:
     db = await asyncpg.connect(dsn(url))
     try:
+        # This test's database only: other tests (pytest-xdist workers) share the server.
         count: int = await db.fetchval(
-            "SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND pid <> pg_backend_pid()"
+            "SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' "
+            "AND pid <> pg_backend_pid() "
+            "AND database = (SELECT oid FROM pg_database WHERE datname = current_database())"
         )
         return count
     finally:
