@@ -98,14 +98,13 @@ def _issue(data: dict[str, object]) -> str:
 
 
 async def _new_messages(session: Session, messages: Sequence[Message]) -> list[Message]:
-    async def held_bodies() -> dict[str, Message]:
+    async def held_bodies() -> tuple[dict[str, Message], dict[int, str]]:
         state = await session.latest()
         indexes = {i for m in messages if (i := state.index_of.get(m.id)) is not None}
         cut = await session.with_bodies(state.cut(), indexes)
-        return {state.ids[i]: cut.message(i) for i in indexes}
+        return {state.ids[i]: cut.message(i) for i in indexes}, _keyed_positions(state.ids)
 
-    held = await session._checked(held_bodies)
-    positions = _keyed_positions((await session.latest()).ids)
+    held, positions = await session._checked(held_bodies)
     new: list[Message] = []
     seen: dict[str, Message] = {}
     for message in messages:

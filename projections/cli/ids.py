@@ -13,9 +13,10 @@ from dataclasses import dataclass
 from uuid import UUID
 
 from eventstore import EventStore, LedgerError
+from projections.cli.common import stderr
 from projections.ledger import Ledger
 
-__all__ = ["Resolved", "event_ids_of", "resolve_events"]
+__all__ = ["Resolved", "event_ids_of", "resolve_events", "resolved_saying"]
 
 
 @dataclass(frozen=True)
@@ -66,15 +67,18 @@ async def resolve_events(store: EventStore, tenant: str, ids: tuple[str, ...]) -
     return resolved
 
 
-async def event_ids_of(store: EventStore, tenant: str, ids: tuple[str, ...]) -> list[str]:
-    """The event ids ``ids`` name, saying on stderr which message ids were found as what."""
-    from projections.cli.common import stderr
-
+async def resolved_saying(store: EventStore, tenant: str, ids: tuple[str, ...]) -> list[Resolved]:
+    """:func:`resolve_events`, saying on stderr which event each message id was found as."""
     resolved = await resolve_events(store, tenant, ids)
     for item in resolved:
         if (line := item.said()) is not None:
             stderr.print(line, highlight=False)
-    return [item.event_id for item in resolved]
+    return resolved
+
+
+async def event_ids_of(store: EventStore, tenant: str, ids: tuple[str, ...]) -> list[str]:
+    """The event ids ``ids`` name (see :func:`resolved_saying`)."""
+    return [item.event_id for item in await resolved_saying(store, tenant, ids)]
 
 
 def _canonical(raw: str) -> str | None:

@@ -9,7 +9,6 @@ import click
 from projections.cli.common import (
     EXIT_ERROR,
     cli,
-    known_tenant,
     open_store,
     run,
     stderr,
@@ -74,8 +73,7 @@ def mcp_command(
     async def serve() -> None:
         async with open_store(context, create=new_session) as store:
             stored = session_id
-            if not new_session:
-                await known_tenant(store, tenant)
+            if not new_session:  # names the tenants first when the tenant is unknown
                 stored = await stored_session(store, tenant, session_id)
             server = build_server(LedgerTools(store, Binding(tenant, stored, user_id)))
             if transport == "stdio":

@@ -21,10 +21,9 @@ from projections.cli.common import (
     open_store,
     print_json,
     run,
-    stderr,
     stdout,
 )
-from projections.cli.ids import resolve_events
+from projections.cli.ids import resolved_saying
 from projections.cli.params import FRACTION, POSITIVE, POSITIVE_FLOAT, TENANT_HELP, USER_HELP
 from projections.cli.progress import task_progress
 from projections.cli.recording import print_event, utc
@@ -218,10 +217,7 @@ def memory_propose(
     async def action() -> Any:
         async with open_store(context) as store:
             await known_tenant(store, tenant)
-            resolved = await resolve_events(store, tenant, sources)
-            for item in resolved:
-                if (line := item.said()) is not None:
-                    stderr.print(line, highlight=False)
+            resolved = await resolved_saying(store, tenant, sources)
             messages = [item.message_id for item in resolved if item.message_id is not None]
             return await LongTermMemory(store).propose(
                 tenant,

@@ -161,6 +161,7 @@ class LedgerSession:
         self.user_id = user_id
         self.compaction = compaction
         self.control_stream = control_stream(session_id)
+        self._owns_store = False  # only a session made by open() closes its store
         #: the manifest of the context ``get_items`` last served (with ``compaction``)
         self.last_manifest: Manifest | None = None
         #: what the last compaction ``get_items`` ran did (None: none was due)
@@ -182,7 +183,7 @@ class LedgerSession:
         """A session on the store at ``database`` (a SQLite file path or any store URL),
         opened on first use; ``await session.close()`` (or ``async with``) closes it."""
         store = EventStore.open(database, registry=ledger_registry())
-        return cls(
+        session = cls(
             session_id,
             Ledger(store),
             tenant_id=tenant_id,
@@ -190,10 +191,14 @@ class LedgerSession:
             compaction=compaction,
             session_settings=session_settings,
         )
+        session._owns_store = True
+        return session
 
     async def close(self) -> None:
-        """Close the ledger's store (a session made by :meth:`open` owns it)."""
-        await self.ledger.store.close()
+        """Close the store of a session made by :meth:`open`; a ledger passed in is its
+        owner's to close, and stays open."""
+        if self._owns_store:
+            await self.ledger.store.close()
 
     async def __aenter__(self) -> Self:
         return self

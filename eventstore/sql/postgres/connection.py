@@ -109,10 +109,9 @@ class Connections:
         self._pools: dict[asyncio.AbstractEventLoop, _Pool] = {}
 
     @property
-    def engine(self) -> AsyncEngine | None:
-        """The running loop's engine (None: the store is not open)."""
-        pool = self._pool()
-        return pool.engine if pool is not None else None
+    def opened(self) -> bool:
+        """Whether :meth:`open` ran (and :meth:`close` has not since)."""
+        return self._make is not None
 
     def open(self, engine: AsyncEngine, make: Callable[[], AsyncEngine]) -> None:
         """Serve ``engine`` to the running loop, and ``make()`` a new one for any other."""

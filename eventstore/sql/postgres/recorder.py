@@ -106,7 +106,7 @@ class PostgresRecorder:
     # -- lifecycle ---------------------------------------------------------------------------
 
     async def initialize(self) -> None:
-        if self._connections.engine is not None:
+        if self._connections.opened:
             return
         try:
             engine = self._new_engine()

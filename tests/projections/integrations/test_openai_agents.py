@@ -146,3 +146,10 @@ async def test_one_line_open_and_the_sdk_session_conventions(tmp_path: Path) -> 
         assert await limited.get_items(limit=1) == everything[-1:]  # an explicit one wins
     finally:
         await limited.close()
+
+
+async def test_close_leaves_a_store_it_was_given_open(tmp_path: Path) -> None:
+    async with EventStore.open(tmp_path / "shared.db") as store:
+        async with LedgerSession("trip", Ledger(store), tenant_id="acme") as session:
+            await session.add_items([{"role": "user", "content": "hi"}])
+        assert len(await session.get_items()) == 1  # the caller's store is still open
