@@ -150,9 +150,12 @@ def _count(encoding: tiktoken.Encoding, text: str) -> int:
 
 # Summaries are fitted line by line and the same short lines (values, facts, labels) come back
 # at every roll, where the call costs more than the encoding: short texts' counts are
-# remembered (text: emptied when an erasure is seen, like every cache of text).
+# remembered (text: emptied when an erasure is seen, like every cache of text). A compaction
+# counts the same long texts (the summary block it fits, then judges; a tool result it cuts)
+# several times too: the last few hundred long ones are remembered as well.
 _SHORT = 256
 _short_count = remembered(lru_cache(maxsize=32_768)(_count))
+_long_count = remembered(lru_cache(maxsize=512)(_count))
 
 
 class TiktokenCounter:
@@ -188,7 +191,7 @@ class TiktokenCounter:
     def count_text(self, text: str) -> int:
         if len(text) <= _SHORT:
             return _short_count(self._encoding, text)
-        return _count(self._encoding, text)
+        return _long_count(self._encoding, text)
 
     def count_message(self, message: Message) -> int:
         tokens = (

@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
+from projections.secrets.prefilter import Alternation, admitted, requirement
 from projections.secrets.rules import RULES, normalise_spaces
 from projections.secrets.vocabulary import is_sensitive_key
 
@@ -48,13 +49,16 @@ _SCHEMES = frozenset({"bearer", "basic", "digest", "token", "ssws", "negotiate",
 _VALUE_END = re.compile(r"[\s,;&\"'<>)\]}]")
 _URL_PASSWORD = re.compile(r"(?i)\b[a-z][a-z0-9+.-]*://[^/\s:@]+:([^@\s/]+)@")
 _TOKEN = re.compile(r"[A-Za-z0-9+_~$-]{16,}")
+_RULE_NEEDS = tuple(requirement(rule.pattern) for rule in RULES)
 _WIDEN = re.compile(r"[A-Za-z0-9+/_~$.=%:-]")
 
 
 def find_secrets(text: str) -> list[Finding]:
     """The secrets in ``text`` (normalise Unicode spaces first: see
     :func:`~projections.secrets.rules.normalise_spaces`), merged and in order."""
-    found = [*_key_values(text), *_adjacent_values(text), *_library(text), *_rules(text)]
+    folded = text.lower()
+    found = [*_key_values(text), *_adjacent_values(text)]
+    found += [*_library(text), *_rules(text, folded)]
     found += _random_tokens(text)
     return _merged([f for f in found if not _already_redacted(text, f)])
 
@@ -163,27 +167,28 @@ def _end_of_value(text: str, start: int) -> int:
 
 def _library(text: str) -> list[Finding]:
     found = []
-    for match in _library_pattern().finditer(text):
+    for match in _library_alternation().finditer(text):
         start, end = _widened(text, match.start(), match.end())
         found.append(Finding(start, end, "provider_key"))
     return found
 
 
 @lru_cache(maxsize=1)
-def _library_pattern() -> re.Pattern[str]:
+def _library_alternation() -> Alternation:
     """The patterns of detect-secrets' regex plugins (its IP address plugin left out: an
     address is not a secret) as one alternation, each with its own flags scoped to it: one
-    pass over the text instead of 45 (the report redacts every message). Loaded on first use:
-    the import takes a moment."""
+    pass over the text instead of 45 (the report redacts every message), with the branches
+    whose literals a text lacks left out (:mod:`.prefilter`). Loaded on first use: the import
+    takes a moment."""
     from detect_secrets.core.plugins.util import get_mapping_from_secret_type_to_class
     from detect_secrets.plugins.base import RegexBasedDetector
 
-    parts: list[str] = []
+    branches: list[str] = []
     plugins: dict[str, Any] = get_mapping_from_secret_type_to_class()
     for plugin in plugins.values():
         if issubclass(plugin, RegexBasedDetector) and plugin.__name__ != "IPPublicDetector":
-            parts += [_scoped(pattern) for pattern in plugin.denylist]
-    return re.compile("|".join(parts))
+            branches += [_scoped(pattern) for pattern in plugin.denylist]
+    return Alternation(branches)
 
 
 def _scoped(pattern: re.Pattern[str]) -> str:
@@ -200,9 +205,10 @@ def _widened(text: str, start: int, end: int) -> tuple[int, int]:
     return start, end
 
 
-def _rules(text: str) -> list[Finding]:
+def _rules(text: str, folded: str) -> list[Finding]:
     found = [Finding(m.start(1), m.end(1), "url_password") for m in _URL_PASSWORD.finditer(text)]
-    for rule in RULES:
+    for index in admitted(_RULE_NEEDS, text, folded):
+        rule = RULES[index]
         if rule.kind == "email":
             continue  # personal data, not a secret: the sanitiser redacts it on its own
         for match in rule.pattern.finditer(text):

@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import re
 
+from projections.secrets.prefilter import Alternation
+
 __all__ = ["looks_like_instruction"]
 
 _VERBS = (
@@ -80,7 +82,8 @@ _PATTERNS = [
     r"你现在(?:必须|是)|从现在开始你|授予.{0,10}权限|管理员权限|无需确认直接|不要告诉用户|"
     r"自动(?:购买|付款|预订)",
 ]
-_INSTRUCTION = re.compile("|".join(f"(?:{p})" for p in _PATTERNS), re.IGNORECASE)
+# One pass over the text; the branches whose literals a text lacks are left out of it.
+_INSTRUCTION = Alternation(_PATTERNS, re.IGNORECASE)
 
 
 # A negator right before the phrase, in the same clause ("never book automatically", "do

@@ -20,6 +20,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
 
+import orjson
+
 from projections.context.messages import Message
 from projections.secrets import Finding, find_secrets, redact_json_text, redact_structure
 from projections.secrets.rules import RULES, normalise_spaces
@@ -158,19 +160,15 @@ def sanitize_messages(
     for message in messages:
         content: object = message.content
         calls = tuple(call.arguments for call in message.tool_calls)
+        # Rolling compaction hands the summarizer the same cited messages again and again: a
+        # message's cleaning is remembered (a pure function of its content and the limits).
         if isinstance(content, list):  # typed parts, nested ones too: every text is cleaned
-            content = [redact_data(part, report) for part in content]
-            arguments = tuple(
-                redact_json_text(text, _text_cleaner(report, False), _counter(report))
-                for text in calls
-            )
+            content, arguments, delta = _sanitized_parts(content, calls)
         else:
-            # Rolling compaction hands the summarizer the same cited messages again and again:
-            # a message's cleaning is remembered (a pure function of its text and the limits).
             content, arguments, delta = _sanitized_text(
                 message.role == "tool", content, calls, tool_result_tokens, count_tokens
             )
-            report.add(delta)
+        report.add(delta)
         tool_calls = [
             call.model_copy(update={"arguments": text})
             for call, text in zip(message.tool_calls, arguments, strict=True)
@@ -201,6 +199,38 @@ def _sanitized_text(
         redact_json_text(text, _text_cleaner(report, False), _counter(report)) for text in calls
     )
     return content, arguments, report
+
+
+def _sanitized_parts(
+    parts: list[object], calls: tuple[str, ...]
+) -> tuple[list[object], tuple[str, ...], SanitizeReport]:
+    try:
+        key = orjson.dumps(parts)
+    except TypeError:  # not JSON (a caller's own part objects): cleaned, not remembered
+        return _cleaned_parts(parts, calls)
+    cleaned, arguments, report = _remembered_parts(key, calls)
+    # A fresh copy each time: the parts are mutable and a caller may change its copy.
+    return orjson.loads(cleaned), arguments, report
+
+
+@remembered
+@lru_cache(maxsize=4096)
+def _remembered_parts(
+    key: bytes, calls: tuple[str, ...]
+) -> tuple[bytes, tuple[str, ...], SanitizeReport]:
+    parts, arguments, report = _cleaned_parts(orjson.loads(key), calls)
+    return orjson.dumps(parts), arguments, report
+
+
+def _cleaned_parts(
+    parts: list[object], calls: tuple[str, ...]
+) -> tuple[list[object], tuple[str, ...], SanitizeReport]:
+    report = SanitizeReport()
+    cleaned = [redact_data(part, report) for part in parts]
+    arguments = tuple(
+        redact_json_text(text, _text_cleaner(report, False), _counter(report)) for text in calls
+    )
+    return cleaned, arguments, report
 
 
 _Cleaned = tuple[str, tuple[tuple[str, int], ...], int]

@@ -16,12 +16,13 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
 from projections.context.messages import Message, text_of
+from projections.secrets.prefilter import admitted, requirement
 from projections.summaries.spoken import SPOKEN_NAMES, SPOKEN_PATTERNS
 from projections.text_caches import remembered
 
@@ -65,6 +66,7 @@ _PATTERNS: list[tuple[str, re.Pattern[str]]] = [
     # A bare number of three digits or more, not a piece of a time or code ("15:00", "05").
     ("number", re.compile(r"(?<![\w.,:])[1-9]\d{2,}(?:\.\d+)?(?![\w.,:]*\d)")),
 ]
+_NEEDS = tuple(requirement(pattern) for _, pattern in _PATTERNS)
 _COMMON_CAPS = {"THE", "AND", "FOR", "YOU", "NOT", "ARE", "THIS", "THAT", "WITH", "OKAY", "STOP"}
 _KIND_BONUS = {
     "id": 3.0,
@@ -126,11 +128,12 @@ def text_values(text: str) -> tuple[tuple[str, str, int], ...]:
 
 
 def _typed_values(text: str) -> Iterator[tuple[str, str, int]]:
-    taken: list[tuple[int, int]] = []
-    for kind, pattern in _PATTERNS:
+    taken = bytearray(len(text))  # 1 where a value was taken: one C scan per overlap check
+    for index in admitted(_NEEDS, text, text.lower()):  # a pattern whose literals it lacks: out
+        kind, pattern = _PATTERNS[index]
         for match in pattern.finditer(text):
             start, end = match.span()
-            if any(a < end and start < b for a, b in taken):
+            if taken.find(1, start, end) != -1:
                 continue
             value = match.group(0).strip()
             if kind == "code" and value in _COMMON_CAPS:
@@ -139,7 +142,7 @@ def _typed_values(text: str) -> Iterator[tuple[str, str, int]]:
             end = start + len(value)
             if _GLUED.match(text[start - 1 : start]) or _GLUED.match(text[end : end + 1]):
                 continue  # part of a longer token: the gate checks whole tokens
-            taken.append((start, end))
+            taken[start:end] = b"\x01" * (end - start)
             yield kind, value, start
 
 
@@ -193,14 +196,14 @@ def _spoken(message: Message) -> str:
     return f"{text_of(message)} {calls}".lower()
 
 
-def _json_candidates(
-    parsed: Any,
-    src: int,
-    origin: str,
-    used: Callable[[str], bool],
-    prefix: str,
-    path_prefix: str = "",
-) -> Iterator[ValueCandidate]:
+# A candidate as its message alone gives it: the score without the bonus a later turn's use
+# adds (``bonus``, when a later turn uses ``value`` again). Rolling compaction and masking
+# read the same messages again and again, so a message's candidates are remembered.
+_Base = tuple[str, str, str | None, str, float, float]  # key, value, path, kind, score, bonus
+
+
+def _json_candidates(parsed: Any, origin: str, prefix: str, path_prefix: str = "") -> list[_Base]:
+    found: list[_Base] = []
     for path, scalar in json_scalars(parsed, path_prefix.rstrip(".")):
         if isinstance(scalar, bool) or scalar is None:
             continue
@@ -208,45 +211,51 @@ def _json_candidates(
         if not text:
             continue
         if isinstance(scalar, str) and len(text) > 80:  # prose inside JSON: read as text
-            yield from _text_candidates(text, src, origin, used, f"{prefix}{path}")
+            found += _text_candidates(text, origin, f"{prefix}{path}")
             continue
         score = _ORIGIN[origin] + (2.0 if _KEY_IMPORTANT.search(path) else 0.0)
         score += 1.0 if _KEY_AMOUNT.search(path) else 0.0
         score += 2.0 if isinstance(scalar, str) and _ID_KEY.fullmatch(text) else 0.0
-        score += 4.0 if origin == "tool" and len(text) >= 3 and used(text) else 0.0
+        bonus = 4.0 if origin == "tool" and len(text) >= 3 else 0.0
         local = path.removeprefix(path_prefix)
         short = ".".join(local.replace("]", "").split(".")[-2:]).replace("[", ".")
-        yield ValueCandidate(f"{prefix}{short}", text, src, path, "json", score)
-    yield from _key_candidates(parsed, src, origin, used)
+        found.append((f"{prefix}{short}", text, path, "json", score, bonus))
+    return found + _key_candidates(parsed, origin)
 
 
-def _key_candidates(
-    parsed: Any, src: int, origin: str, used: Callable[[str], bool]
-) -> Iterator[ValueCandidate]:
+def _key_candidates(parsed: Any, origin: str) -> list[_Base]:
     """Identifiers used as object keys (``{"gift_card_8190333": {...}}``): text values."""
+    found: list[_Base] = []
     stack = [parsed]
     while stack:
         node = stack.pop()
         if isinstance(node, dict):
             for key, item in node.items():
                 if _ID_KEY.fullmatch(str(key)):
-                    score = _ORIGIN[origin] + _KIND_BONUS["id"] + (4.0 if used(str(key)) else 0.0)
-                    yield ValueCandidate("key", str(key), src, None, "id", score)
+                    score = _ORIGIN[origin] + _KIND_BONUS["id"]
+                    found.append(("key", str(key), None, "id", score, 4.0))
                 stack.append(item)
         elif isinstance(node, list):
             stack.extend(node)
+    return found
 
 
 _ID_KEY = re.compile(r"(?=\w*[A-Za-z])(?=\w*\d)\w+")
 
 
-def _text_candidates(
-    text: str, src: int, origin: str, used: Callable[[str], bool], fallback: str
-) -> Iterator[ValueCandidate]:
-    for kind, value, start in text_values(text):
-        score = _ORIGIN[origin] + _KIND_BONUS[kind]
-        score += 2.0 if origin in ("tool", "assistant") and used(value) else 0.0
-        yield ValueCandidate(_label(text, start, fallback or kind), value, src, None, kind, score)
+def _text_candidates(text: str, origin: str, fallback: str) -> list[_Base]:
+    bonus = 2.0 if origin in ("tool", "assistant") else 0.0
+    return [
+        (
+            _label(text, start, fallback or kind),
+            value,
+            None,
+            kind,
+            _ORIGIN[origin] + _KIND_BONUS[kind],
+            bonus,
+        )
+        for kind, value, start in text_values(text)
+    ]
 
 
 def value_candidates(messages: Sequence[Message], versions: Sequence[int]) -> list[ValueCandidate]:
@@ -256,34 +265,43 @@ def value_candidates(messages: Sequence[Message], versions: Sequence[int]) -> li
     later = _Later(messages)
     found: dict[str, ValueCandidate] = {}
     for index, (message, version) in enumerate(zip(messages, versions, strict=True)):
-
-        def used(value: str, index: int = index) -> bool:
-            return later.used_after(value, index)
-
-        for candidate in _message_candidates(message, version, calls, used):
-            best = found.get(candidate.value)
-            if best is None or candidate.score > best.score:
-                found[candidate.value] = candidate
+        for key, value, path, kind, score, bonus in _message_candidates(message, calls):
+            if bonus and later.used_after(value, index):
+                score += bonus
+            best = found.get(value)
+            if best is None or score > best.score:
+                found[value] = ValueCandidate(key, value, version, path, kind, score)
     return list(found.values())
 
 
-def _message_candidates(
-    message: Message, version: int, calls: dict[str, str], used: Callable[[str], bool]
-) -> Iterator[ValueCandidate]:
-    text = text_of(message)
+def _message_candidates(message: Message, calls: dict[str, str]) -> tuple[_Base, ...]:
     if message.role == "tool":
         name = calls.get(message.tool_call_id or "", "tool")
-        parsed = _parse_json(text)
-        if parsed is not None:
-            yield from _json_candidates(parsed, version, "tool", used, "")
-        else:
-            yield from _text_candidates(text, version, "tool", used, name)
-        return
+        return _tool_candidates(text_of(message), name)
     if message.role not in ("user", "assistant"):
-        return
-    yield from _text_candidates(text, version, message.role, used, "")
-    for index, call in enumerate(message.tool_calls):
-        parsed = _parse_json(call.arguments)
+        return ()
+    arguments = tuple((call.name, call.arguments) for call in message.tool_calls)
+    return _turn_candidates(message.role, text_of(message), arguments)
+
+
+@remembered
+@lru_cache(maxsize=16_384)
+def _tool_candidates(text: str, name: str) -> tuple[_Base, ...]:
+    parsed = _parse_json(text)
+    if parsed is not None:
+        return tuple(_json_candidates(parsed, "tool", ""))
+    return tuple(_text_candidates(text, "tool", name))
+
+
+@remembered
+@lru_cache(maxsize=16_384)
+def _turn_candidates(
+    role: str, text: str, arguments: tuple[tuple[str, str], ...]
+) -> tuple[_Base, ...]:
+    found = _text_candidates(text, role, "")
+    for index, (name, call_arguments) in enumerate(arguments):
+        parsed = _parse_json(call_arguments)
         if parsed is not None:
             prefix = f"call[{index}]."
-            yield from _json_candidates(parsed, version, "call", used, f"{call.name}.", prefix)
+            found += _json_candidates(parsed, "call", f"{name}.", prefix)
+    return tuple(found)
