@@ -244,7 +244,9 @@ _ID_KEY = re.compile(r"(?=\w*[A-Za-z])(?=\w*\d)\w+")
 
 
 def _text_candidates(text: str, origin: str, fallback: str) -> list[_Base]:
-    bonus = 2.0 if origin in ("tool", "assistant") else 0.0
+    # A value a later turn uses again (a call's arguments, the assistant, the user repeating
+    # it) is one the conversation depends on, whoever said it first (docs/quality.md).
+    bonus = 2.0 if origin in ("tool", "assistant", "user") else 0.0
     return [
         (
             _label(text, start, fallback or kind),
