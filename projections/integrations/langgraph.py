@@ -10,7 +10,9 @@ A thread is the stream ``langgraph/<thread id>`` (percent-encoded). Only the cha
 version changed are stored with a checkpoint (LangGraph's ``new_versions``), so a message list
 is written once per change, never again with every later checkpoint. ``delete_thread`` erases
 the payloads of the thread's events and records ``LangGraphThreadDeleted`` (the envelopes and
-the proof stay); ``copy_thread`` appends copies on the target thread. Sync and async verbs
+the proof stay); ``prune`` and ``delete_for_runs`` erase the checkpoints they remove, after
+saving whole any survivor built from them (``langgraph_removal``); ``copy_thread`` appends
+copies on the target thread. Sync and async verbs
 alike run on the saver's own event loop (a background thread), so the saver serves
 ``graph.invoke`` and ``graph.ainvoke`` from any thread. Needs ``langgraph`` (the ``langgraph``
 extra). The ``langgraph-checkpoint-conformance`` suite runs against it in the tests.
@@ -39,6 +41,7 @@ from langgraph.checkpoint.base import (
 
 from eventstore import EventStore, NewEvent
 from projections.events import register_ledger_events
+from projections.integrations.langgraph_removal import Removal
 from projections.integrations.langgraph_thread import (
     CHECKPOINT_SAVED,
     MISSING,
@@ -75,6 +78,7 @@ class LedgerSaver(BaseCheckpointSaver[str]):
         register_ledger_events(store.registry)  # its three event types, validated on append
         self._threads = ProjectionRunner(store, THREADS, snapshot_every=0)
         self._loop = LoopThread()
+        self._removal = Removal(store, tenant_id, self.serde, _stream, self._thread)
 
     @classmethod
     def open(cls, url: str, *, tenant_id: str, **options: Any) -> LedgerSaver:
@@ -149,6 +153,14 @@ class LedgerSaver(BaseCheckpointSaver[str]):
     async def acopy_thread(self, source_thread_id: str, target_thread_id: str) -> None:
         await self._await(self._copy_thread(source_thread_id, target_thread_id))
 
+    async def aprune(self, thread_ids: Sequence[str], *, strategy: str = "keep_latest") -> None:
+        """See :meth:`prune`."""
+        await self._await(self._removal.prune(thread_ids, strategy))
+
+    async def adelete_for_runs(self, run_ids: Sequence[str]) -> None:
+        """See :meth:`delete_for_runs`."""
+        await self._await(self._delete_for_runs(run_ids))
+
     # -- the sync verbs ----------------------------------------------------------------------
 
     def get_tuple(self, config: RunnableConfig) -> CheckpointTuple | None:
@@ -188,6 +200,15 @@ class LedgerSaver(BaseCheckpointSaver[str]):
     def copy_thread(self, source_thread_id: str, target_thread_id: str) -> None:
         self._call(self._copy_thread(source_thread_id, target_thread_id))
 
+    def prune(self, thread_ids: Sequence[str], *, strategy: str = "keep_latest") -> None:
+        """``keep_latest``: keep each namespace's newest checkpoint and its writes; ``delete``:
+        delete the threads. Removed payloads are erased (``langgraph_removal``)."""
+        self._call(self._removal.prune(thread_ids, strategy))
+
+    def delete_for_runs(self, run_ids: Sequence[str]) -> None:
+        """Erase, in every thread, the checkpoints (and writes) of ``run_ids``' runs."""
+        self._call(self._delete_for_runs(run_ids))
+
     # -- implementation (on the saver's loop) ------------------------------------------------
 
     async def _thread(self, thread_id: str) -> ThreadState:
@@ -213,12 +234,7 @@ class LedgerSaver(BaseCheckpointSaver[str]):
         if config is not None:
             threads = [config["configurable"]["thread_id"]]
         else:
-            heads = await self.store.streams(self.tenant_id)
-            threads = [
-                unquote(h.stream_id[len(_PREFIX) :])
-                for h in heads
-                if h.stream_id.startswith(_PREFIX)
-            ]
+            threads = list(await self._thread_ids())
         wanted_ns = config["configurable"].get("checkpoint_ns") if config else None
         wanted_id = get_checkpoint_id(config) if config else None
         before_id = get_checkpoint_id(before) if before else None
@@ -321,18 +337,18 @@ class LedgerSaver(BaseCheckpointSaver[str]):
             self.tenant_id, _stream(thread_id), [NewEvent(type=WRITES_SAVED, data=data)]
         )
 
+    async def _thread_ids(self) -> Sequence[str]:
+        heads = await self.store.streams(self.tenant_id)
+        return [
+            unquote(h.stream_id[len(_PREFIX) :]) for h in heads if h.stream_id.startswith(_PREFIX)
+        ]
+
     async def _delete_thread(self, thread_id: str) -> None:
-        state = await self._thread(thread_id)
-        if state.event_ids:
-            await self.store.erase(
-                self.tenant_id,
-                state.event_ids,
-                reason="LangGraph delete_thread",
-                requested_by="langgraph",
-            )
-        await self.store.append(
-            self.tenant_id, _stream(thread_id), [NewEvent(type=THREAD_DELETED, data={})]
-        )
+        await self._removal.delete_thread(thread_id)
+
+    async def _delete_for_runs(self, run_ids: Sequence[str]) -> None:
+        if run_ids:
+            await self._removal.delete_for_runs(run_ids, await self._thread_ids())
 
     async def _copy_thread(self, source: str, target: str) -> None:
         events = await self.store.read_stream(self.tenant_id, _stream(source))

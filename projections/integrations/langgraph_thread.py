@@ -90,6 +90,10 @@ class ThreadState:
         default_factory=dict
     )
     event_ids: list[str] = field(default_factory=list)
+    #: (ns, channel, version) -> the event that stored that blob or delta
+    origins: dict[tuple[str, str, str], str] = field(default_factory=dict)
+    #: (ns, checkpoint id) -> the events that stored its pending writes
+    write_events: dict[tuple[str, str], list[str]] = field(default_factory=dict)
 
     def feed(self, events: Iterable[RecordedEvent]) -> None:
         """Apply events that follow ``version`` (erased ones are skipped)."""
@@ -104,30 +108,41 @@ class ThreadState:
                 self.decoded.clear()
                 self.writes.clear()
                 self.event_ids.clear()
+                self.origins.clear()
+                self.write_events.clear()
             elif data is None:
                 continue
             elif event.type == CHECKPOINT_SAVED:
                 self._checkpoint(data, str(event.event_id))
             elif event.type == WRITES_SAVED:
-                self._writes(data)
+                self._writes(data, str(event.event_id))
             self.event_ids.append(str(event.event_id))
 
     def _checkpoint(self, data: dict[str, Any], event_id: str) -> None:
         ns = data["ns"]
         for channel, (version, packed) in data["blobs"].items():
-            self.blobs[(ns, channel, version)] = unpack(packed)
-            self.decoded.pop((ns, channel, version), None)
-            self.latest[(ns, channel)] = version
+            key = (ns, channel, version)
+            self.blobs[key] = unpack(packed)
+            self.deltas.pop(key, None)  # stored whole again (a pruned thread's survivor)
+            self._stored(key, event_id)
         for channel, (version, base, packed) in data.get("deltas", {}).items():
-            self.deltas[(ns, channel, version)] = (base, unpack(packed))
-            self.decoded.pop((ns, channel, version), None)
-            self.latest[(ns, channel)] = version
+            key = (ns, channel, version)
+            self.deltas[key] = (base, unpack(packed))
+            self.blobs.pop(key, None)
+            self._stored(key, event_id)
         self.checkpoints.setdefault(ns, {})[data["id"]] = _Saved(
             unpack(data["checkpoint"]), unpack(data["metadata"]), data["parent"], event_id
         )
 
-    def _writes(self, data: dict[str, Any]) -> None:
-        stored = self.writes.setdefault((data["ns"], data["checkpoint_id"]), {})
+    def _stored(self, key: tuple[str, str, str], event_id: str) -> None:
+        self.decoded.pop(key, None)
+        self.latest[key[:2]] = key[2]
+        self.origins[key] = event_id
+
+    def _writes(self, data: dict[str, Any], event_id: str) -> None:
+        checkpoint = (data["ns"], data["checkpoint_id"])
+        self.write_events.setdefault(checkpoint, []).append(event_id)
+        stored = self.writes.setdefault(checkpoint, {})
         for index, channel, packed in data["writes"]:
             key = (data["task_id"], index)
             if index >= 0 and key in stored:
@@ -156,6 +171,16 @@ class ThreadState:
             else:
                 blobs[channel] = [key, pack(serde.dumps_typed(value))]
         return blobs, deltas
+
+    def stored_in(self, key: tuple[str, str, str]) -> set[str]:
+        """The events a channel value at a version is rebuilt from (its delta chain's)."""
+        found = set()
+        while key in self.origins:
+            found.add(self.origins[key])
+            if key not in self.deltas:
+                break
+            key = (key[0], key[1], self.deltas[key][0])
+        return found
 
     def value(self, serde: Any, key: tuple[str, str, str]) -> Any:
         """The decoded value of a channel at a version (``MISSING`` when none is stored).

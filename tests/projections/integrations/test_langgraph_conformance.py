@@ -17,7 +17,16 @@ from eventstore import EventStore
 from projections.integrations.langgraph import LedgerSaver
 from tests.postgres import fresh_database
 
-DECLARED = {"put", "put_writes", "get_tuple", "list", "delete_thread", "copy_thread"}
+DECLARED = {
+    "put",
+    "put_writes",
+    "get_tuple",
+    "list",
+    "delete_thread",
+    "copy_thread",
+    "prune",
+    "delete_for_runs",
+}
 
 
 class SyncProbe(LedgerSaver):
@@ -41,6 +50,12 @@ class SyncProbe(LedgerSaver):
 
     async def acopy_thread(self, source: str, target: str) -> None:
         await asyncio.to_thread(self.copy_thread, source, target)
+
+    async def aprune(self, thread_ids: Any, *, strategy: str = "keep_latest") -> None:
+        await asyncio.to_thread(self.prune, thread_ids, strategy=strategy)
+
+    async def adelete_for_runs(self, run_ids: Any) -> None:
+        await asyncio.to_thread(self.delete_for_runs, run_ids)
 
 
 def _registered(kind: type[LedgerSaver], url: Any) -> Any:
