@@ -62,6 +62,7 @@ def mcp_command(
             Binding,
             LedgerTools,
             build_server,
+            policy_categories,
             serve_http,
         )
     except ImportError as error:
@@ -75,7 +76,9 @@ def mcp_command(
             stored = session_id
             if not new_session:  # names the tenants first when the tenant is unknown
                 stored = await stored_session(store, tenant, session_id)
-            server = build_server(LedgerTools(store, Binding(tenant, stored, user_id)))
+            tools = LedgerTools(store, Binding(tenant, stored, user_id))
+            policy = await tools.memory.policy(tenant)
+            server = build_server(tools, categories=policy_categories(policy))
             if transport == "stdio":
                 await server.run_stdio_async()
             else:

@@ -18,19 +18,26 @@ import importlib
 import json
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any, Literal
 
 from pydantic import Field
 
 from eventstore import EventStore, LedgerError
 from projections.ledger import Ledger, Session
-from projections.memory import LongTermMemory
+from projections.memory import LongTermMemory, MemoryPolicy
 from projections.recall.tools import call_recall_tool
 
 if TYPE_CHECKING:
     from mcp.server.mcpserver import MCPServer
 
-__all__ = ["Binding", "LedgerTools", "build_server", "serve_http"]
+__all__ = [
+    "Binding",
+    "LedgerTools",
+    "build_server",
+    "category_type",
+    "policy_categories",
+    "serve_http",
+]
 
 
 def _sdk() -> tuple[Any, Any, bool]:
@@ -166,10 +173,27 @@ Confidence = Annotated[
 ]
 
 
-def build_server(tools: LedgerTools) -> MCPServer:
+def category_type(categories: Sequence[str]) -> Any:
+    """The type of ``propose_memory``'s category: one of ``categories`` (the policy's, an
+    enum in the tool's schema), or any name when there are none."""
+    if not categories:
+        return Annotated[
+            str, Field(min_length=1, description="The policy's category, e.g. preference.")
+        ]
+    names = tuple(sorted(set(categories)))
+    described = Field(
+        description=f"The tenant policy's category: one of {', '.join(names)} (those it never "
+        f"promotes included, so that such a memory is classified and refused)."
+    )
+    return Annotated[Literal[names], described]
+
+
+def build_server(tools: LedgerTools, *, categories: Sequence[str] = ()) -> MCPServer:
     """An MCP server exposing ``tools`` (tenant, user and session are the tools' binding).
     Every failure reaches the agent as a tool error (``isError``); the server logs only
-    warnings and errors (the host shows its stderr)."""
+    warnings and errors (the host shows its stderr). ``categories``: the memory categories
+    ``propose_memory`` offers as an enum (the tenant policy's, see
+    :func:`policy_categories`); any name when empty."""
     server_class, _, _ = _sdk()
     server: MCPServer = server_class(
         name="ctxledger", instructions=_INSTRUCTIONS, log_level="WARNING"
@@ -203,16 +227,10 @@ def build_server(tools: LedgerTools) -> MCPServer:
     async def recall_memory(keys: Names = None, categories: Names = None) -> str:
         return await _guarded(tools.recall_memory(keys, categories))
 
-    @server.tool(
-        description="Propose a long-term memory about the user, citing the message ids it "
-        "comes from. Only a proposal: the user's consent and the tenant's policy decide."
-    )
     async def propose_memory(
         key: Annotated[str, Field(min_length=1, description="A short name, e.g. home_city.")],
         value: Annotated[str, Field(min_length=1, description="What to remember.")],
-        category: Annotated[
-            str, Field(min_length=1, description="The policy's category, e.g. preferences.")
-        ],
+        category: str,
         source_message_ids: MessageIds,
         confidence: Confidence,
     ) -> str:
@@ -220,7 +238,26 @@ def build_server(tools: LedgerTools) -> MCPServer:
             tools.propose_memory(key, value, category, source_message_ids, confidence)
         )
 
+    # The enum is known only now: the annotation the SDK reads its schema from is set here.
+    propose_memory.__annotations__["category"] = category_type(categories)
+    server.tool(
+        description="Propose a long-term memory about the user, citing the message ids it "
+        "comes from. Only a proposal: the user's consent and the tenant's policy decide."
+    )(propose_memory)
     return server
+
+
+def policy_categories(policy: MemoryPolicy) -> list[str]:
+    """Every category ``policy`` names: promoted without consent, session-specific, kept from
+    summaries, and never promoted."""
+    return sorted(
+        {
+            *policy.allowed_without_consent,
+            *policy.session_specific,
+            *policy.long_term_keys.values(),
+            *policy.never_promote,
+        }
+    )
 
 
 async def serve_http(server: MCPServer, port: int) -> None:

@@ -91,6 +91,13 @@ async def _errors_are_tool_errors(session: ClientSession, tools: list[Any]) -> N
     schemas = {t.name: getattr(t, "input_schema", None) or t.inputSchema for t in tools}
     assert schemas["search_history"]["properties"]["k"]["maximum"] == 20
     assert schemas["propose_memory"]["properties"]["confidence"]["maximum"] == 1.0
+    # The tenant policy's categories (the default policy's here), never-promoted ones too.
+    category = schemas["propose_memory"]["properties"]["category"]
+    assert {"preference", "profile", "health", "secrets"} <= set(category["enum"])
+    off_policy = {"key": "k", "value": "v", "category": "astrology",
+                  "source_message_ids": ["m1"], "confidence": 0.9}  # fmt: skip
+    refused = await session.call_tool("propose_memory", off_policy)
+    assert _is_error(refused)
     for tool in tools:
         assert len(tool.description or "") > 60, tool.name
         for name, field in schemas[tool.name]["properties"].items():
