@@ -33,19 +33,19 @@ default, a :class:`ContextOverBudgetError` with ``on_over_budget="raise"``.
 
 from __future__ import annotations
 
+import time
 import warnings
-from dataclasses import dataclass
 from os import PathLike
-from typing import TYPE_CHECKING, Any, Literal, Self
+from typing import TYPE_CHECKING, Any, Self
 
 from eventstore import EventStore
 from projections.compactor import CompactionOutcome
-from projections.context.budget import Budget
 from projections.context.formats import from_messages, to_messages
-from projections.errors import ConfigurationError, ContextOverBudgetError, ContextOverBudgetWarning
+from projections.errors import ContextOverBudgetError, ContextOverBudgetWarning
 from projections.events import ledger_registry
 from projections.integration_events import GENERATION_STARTED
 from projections.integrations.agents_recall import add_recalled, window_budget
+from projections.integrations.agents_settings import CompactionSettings
 from projections.integrations.generations import (
     control_stream,
     current_generation,
@@ -53,11 +53,9 @@ from projections.integrations.generations import (
     start_generation,
 )
 from projections.ledger import Ledger, Session
-from projections.recall.search import RecallOptions
 from projections.session.fold import SessionView
 from projections.session.recall_block import RecallPlan
 from projections.session.render import Manifest, RenderedContext
-from projections.summaries.summarizer import Summarizer, SummarizerFunction
 
 if TYPE_CHECKING:
     from agents.memory.session_settings import SessionSettings
@@ -70,60 +68,6 @@ __all__ = [
     "LedgerSession",
     "current_generation",
 ]
-
-
-OverBudget = Literal["warn", "raise", "ignore"]
-
-
-@dataclass(frozen=True)
-class CompactionSettings:
-    """How ``get_items`` compacts.
-
-    Args:
-        budget: the model's budget (the context served stays within ``budget.usable``).
-        keep_groups: the most recent groups always kept verbatim.
-        summarizer: the offline, deterministic one by default.
-        target: a compaction aims the context at what must stay plus ``target`` of the room
-            the trigger leaves above it (None: 0.75).
-        summary_budget: an upper bound for the summary's tokens (None: a share of the room
-            the prefix, pins and last groups leave, never more than that room).
-        backoff_groups: after a rejected summary, wait for this many new groups.
-        mask_results: mask old tool results first (the ladder's cheapest step).
-        on_over_budget: what to do when the context is over usable even after compaction:
-            ``"warn"`` (a :class:`ContextOverBudgetWarning`), ``"raise"`` (a
-            :class:`ContextOverBudgetError` from ``get_items``) or ``"ignore"``.
-        recall: page back the best older turns for each run's input (off by default):
-            ``get_items`` leaves ``recall.share`` of usable free and the filter of
-            :meth:`LedgerSession.run_config` fills it before each model call
-            (:mod:`projections.integrations.agents_recall`).
-    """
-
-    budget: Budget
-    keep_groups: int = 6
-    summarizer: Summarizer | SummarizerFunction | None = None
-    target: float | None = None
-    summary_budget: int | None = None
-    backoff_groups: int = 4
-    mask_results: bool = True
-    on_over_budget: OverBudget = "warn"
-    recall: RecallOptions | None = None
-
-    def __post_init__(self) -> None:
-        usable = self.budget.usable
-        if self.on_over_budget not in ("warn", "raise", "ignore"):
-            raise ConfigurationError(
-                f"on_over_budget must be 'warn', 'raise' or 'ignore', got {self.on_over_budget!r}"
-            )
-        if self.target is not None and not 0 < self.target <= 1:
-            raise ConfigurationError(f"target is a share of usable in (0, 1], got {self.target}")
-        if self.keep_groups < 1:
-            raise ConfigurationError(f"keep_groups must be at least 1, got {self.keep_groups}")
-        if self.summary_budget is not None and not 0 < self.summary_budget < usable:
-            raise ConfigurationError(
-                f"summary_budget {self.summary_budget} does not fit the usable budget of "
-                f"{usable} tokens: give fewer tokens, or leave it None (a share of the room "
-                f"left next to the prefix, pins and last groups)"
-            )
 
 
 class LedgerSession:
@@ -164,8 +108,10 @@ class LedgerSession:
         self._owns_store = False  # only a session made by open() closes its store
         #: the manifest of the context ``get_items`` last served (with ``compaction``)
         self.last_manifest: Manifest | None = None
-        #: what the last compaction ``get_items`` ran did (None: none was due)
+        #: what the last compaction ``get_items`` ran did (None: none was due, or the
+        #: summarizer was unavailable less than ``retry_unavailable_after`` seconds ago)
         self.last_compaction: CompactionOutcome | None = None
+        self._retry_at = 0.0  # monotonic time before which an unavailable summarizer rests
         #: the block the recall filter last added (its entries: what was recalled, and why)
         self.last_recall: RecallPlan | None = None
 
@@ -246,7 +192,8 @@ class LedgerSession:
         )
         self.last_compaction = None
         manifest = rendered.manifest
-        if budget.need_compaction(manifest.tokens["total"]) or manifest.uncovered_groups:
+        due = budget.need_compaction(manifest.tokens["total"]) or manifest.uncovered_groups
+        if due and time.monotonic() >= self._retry_at:
             outcome = await session.compact(
                 budget,
                 summarizer=settings.summarizer,
@@ -257,6 +204,8 @@ class LedgerSession:
                 mask_results=settings.mask_results,
             )
             self.last_compaction = outcome
+            if outcome.result == "unavailable":  # do not call a service that is down every turn
+                self._retry_at = time.monotonic() + settings.retry_unavailable_after
             if outcome.result not in ("not_needed", "backoff", "unavailable") or outcome.masked:
                 rendered = await session.render(
                     budget, keep_groups=keep, fmt="responses", over_budget="serve"
