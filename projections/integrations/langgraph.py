@@ -20,7 +20,6 @@ extra). The ``langgraph-checkpoint-conformance`` suite runs against it in the te
 
 from __future__ import annotations
 
-import asyncio
 import random
 from collections.abc import AsyncIterator, Coroutine, Iterator, Sequence
 from typing import Any, TypeVar
@@ -41,6 +40,8 @@ from langgraph.checkpoint.base import (
 
 from eventstore import EventStore, NewEvent
 from projections.events import register_ledger_events
+from projections.integrations.langgraph_mirror import ThreadMirror
+from projections.integrations.langgraph_opened import OpenedSaver
 from projections.integrations.langgraph_removal import Removal
 from projections.integrations.langgraph_thread import (
     CHECKPOINT_SAVED,
@@ -69,16 +70,22 @@ class LedgerSaver(BaseCheckpointSaver[str]):
     Args:
         store: an unopened or open store, used only on the saver's own loop.
         tenant_id: the tenant every thread belongs to.
+        mirror: mirror each thread's ``messages`` into the session ``langgraph-<thread>``
+            (``langgraph_mirror``), for context, compaction and search.
     """
 
-    def __init__(self, store: EventStore, *, tenant_id: str, serde: Any = None) -> None:
+    def __init__(
+        self, store: EventStore, *, tenant_id: str, serde: Any = None, mirror: bool = True
+    ) -> None:
         super().__init__(serde=serde)
         self.store = store
         self.tenant_id = tenant_id
         register_ledger_events(store.registry)  # its three event types, validated on append
         self._threads = ProjectionRunner(store, THREADS, snapshot_every=0)
         self._loop = LoopThread()
-        self._removal = Removal(store, tenant_id, self.serde, _stream, self._thread)
+        self._mirror = ThreadMirror(store, tenant_id) if mirror else None
+        mirrored = self._mirror.event_ids if self._mirror else None
+        self._removal = Removal(store, tenant_id, self.serde, _stream, self._thread, mirrored)
 
     @classmethod
     def open(cls, url: str, *, tenant_id: str, **options: Any) -> LedgerSaver:
@@ -86,11 +93,11 @@ class LedgerSaver(BaseCheckpointSaver[str]):
         return cls(EventStore.open(url, **options), tenant_id=tenant_id)
 
     @classmethod
-    def from_conn_string(cls, conn_string: str, *, tenant_id: str) -> _Opened:
+    def from_conn_string(cls, conn_string: str, *, tenant_id: str) -> OpenedSaver:
         """A saver on ``conn_string`` (a SQLite file path or any store URL) as LangGraph's own
         savers give one: ``with LedgerSaver.from_conn_string("ledger.db", tenant_id="acme")
         as saver:`` or ``async with``; closed on the way out."""
-        return _Opened(cls.open(conn_string, tenant_id=tenant_id))
+        return OpenedSaver(cls.open(conn_string, tenant_id=tenant_id))
 
     def close(self) -> None:
         """Close the store and stop the saver's loop."""
@@ -307,6 +314,8 @@ class LedgerSaver(BaseCheckpointSaver[str]):
         await self.store.append(
             self.tenant_id, _stream(thread_id), [NewEvent(type=CHECKPOINT_SAVED, data=data)]
         )
+        if self._mirror is not None:  # after the checkpoint: the next one heals a crash here
+            await self._mirror.catch_up(thread_id, ns, values)
         return _config(thread_id, ns, checkpoint["id"])
 
     def get_next_version(self, current: str | int | float | None, channel: None) -> str:
@@ -363,25 +372,6 @@ class LedgerSaver(BaseCheckpointSaver[str]):
 
     async def _append(self, thread_id: str, events: Sequence[NewEvent]) -> None:
         await self.store.append(self.tenant_id, _stream(thread_id), list(events))
-
-
-class _Opened:
-    """The context of :meth:`LedgerSaver.from_conn_string`: sync and async alike."""
-
-    def __init__(self, saver: LedgerSaver) -> None:
-        self.saver = saver
-
-    def __enter__(self) -> LedgerSaver:
-        return self.saver
-
-    def __exit__(self, *_: object) -> None:
-        self.saver.close()
-
-    async def __aenter__(self) -> LedgerSaver:
-        return self.saver
-
-    async def __aexit__(self, *_: object) -> None:
-        await asyncio.to_thread(self.saver.close)  # it waits for the saver's own loop
 
 
 def _stream(thread_id: str) -> str:

@@ -39,6 +39,7 @@ class Removal:
     Args:
         stream: the stream of a thread id.
         thread: the folded state of a thread id.
+        mirrored: the readable event ids of a thread's mirror session, erased with it.
     """
 
     def __init__(
@@ -48,17 +49,21 @@ class Removal:
         serde: Any,
         stream: Callable[[str], str],
         thread: Callable[[str], Awaitable[ThreadState]],
+        mirrored: Callable[[str], Awaitable[list[str]]] | None = None,
     ) -> None:
         self.store = store
         self.tenant_id = tenant_id
         self.serde = serde
         self._stream = stream
         self._thread = thread
+        self._mirrored = mirrored
 
     async def delete_thread(self, thread_id: str) -> None:
-        """Erase every payload of the thread and record that it was deleted."""
+        """Erase every payload of the thread (and of its mirror session) and record that it
+        was deleted."""
         state = await self._thread(thread_id)
-        await self._erase(state.event_ids, "LangGraph delete_thread")
+        mirror = await self._mirrored(thread_id) if self._mirrored else []
+        await self._erase([*state.event_ids, *mirror], "LangGraph delete_thread")
         await self._append(thread_id, [NewEvent(type=THREAD_DELETED, data={})])
 
     async def prune(self, thread_ids: Sequence[str], strategy: str) -> None:
