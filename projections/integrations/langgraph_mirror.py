@@ -40,21 +40,33 @@ class ThreadMirror:
     def __init__(self, store: EventStore, tenant_id: str) -> None:
         self.ledger = Ledger(store)
         self.tenant_id = tenant_id
+        # The ids each thread's mirror is known to hold: a checkpoint that brings none new
+        # (every one holds the whole list) costs a set lookup per message, not a read.
+        self._mirrored: dict[str, set[str]] = {}
 
     async def catch_up(self, thread_id: str, ns: str, values: dict[str, Any]) -> int:
         """Append the checkpoint's messages the mirror lacks; how many were appended."""
         messages = values.get(CHANNEL)
         if ns or not isinstance(messages, list):
             return 0
+        seen = self._mirrored.get(thread_id, set())
+        fresh = [
+            (position, message)
+            for position, message in enumerate(messages)
+            if isinstance(message, BaseMessage) and _id_of(message, position) not in seen
+        ]
+        if not fresh:
+            return 0
         session = self.ledger.session(self.tenant_id, mirror_session_id(thread_id))
-        known = (await session.latest()).index_of
+        known = (await session.latest()).index_of  # the log decides: another writer may have
         new = [
             _converted(message, position)
-            for position, message in enumerate(messages)
-            if isinstance(message, BaseMessage) and _id_of(message, position) not in known
+            for position, message in fresh
+            if _id_of(message, position) not in known
         ]
         if new:
             await session.append(new)
+        self._mirrored[thread_id] = {*known, *(message.id for message in new)}
         return len(new)
 
     async def event_ids(self, thread_id: str) -> list[str]:

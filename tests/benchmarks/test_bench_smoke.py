@@ -107,7 +107,13 @@ def test_read_check_benchmark_prints_every_figure() -> None:
 
 def test_langgraph_benchmark_prints_every_figure() -> None:
     output = quick_run("tests.benchmarks.bench_langgraph")
-    for figure in ("SqliteSaver", "LedgerSaver", "time, ledger / SqliteSaver", "bytes,"):
+    for figure in (
+        "SqliteSaver",
+        "LedgerSaver",
+        "mirror off",
+        "time, ledger / SqliteSaver",
+        "bytes,",
+    ):
         assert figure in output
 
 
