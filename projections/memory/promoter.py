@@ -12,10 +12,17 @@ version refuses a stale plan, and the ids refuse a repeated decision.
 from __future__ import annotations
 
 import asyncio
+import random
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from eventstore import ConcurrencyError, EventStore, IdempotencyConflict, RecordedEvent
+from eventstore import (
+    ConcurrencyError,
+    EventStore,
+    IdempotencyConflict,
+    LedgerError,
+    RecordedEvent,
+)
 from eventstore.records import ERASURE_STREAM
 from projections.memory.events import (
     MEMORY_PROMOTED,
@@ -29,7 +36,8 @@ from projections.memory.service import Clock, LongTermMemory
 
 __all__ = ["Promoter", "PromotionReport"]
 
-_ATTEMPTS = 10
+_ATTEMPTS = 50
+_BACKOFF_S = 0.002
 
 
 @dataclass
@@ -97,7 +105,8 @@ class Promoter:
         return report
 
     async def _promote_user(self, tenant_id: str, user_id: str, report: PromotionReport) -> None:
-        for _ in range(_ATTEMPTS):
+        lost: ConcurrencyError | IdempotencyConflict | None = None
+        for attempt in range(_ATTEMPTS):
             state = await self.memory.state(tenant_id, user_id)
             unerased = state.forgotten_proposals()
             if unerased:  # a forget whose erasure did not happen (the caller was killed)
@@ -120,11 +129,19 @@ class Promoter:
                     version = recorded[-1].version
                     self._count(recorded, report)
                 return
-            except (ConcurrencyError, IdempotencyConflict):
+            except (ConcurrencyError, IdempotencyConflict) as error:
                 # Someone appended to the stream (a proposal, a forget, another promoter):
-                # fold again and plan from what is there now.
+                # fold again and plan from what is there now. Promoters that lost together
+                # retry together and lose again: a short random wait, growing, parts them.
                 report.retries += 1
-        raise ConcurrencyError(tenant_id, memory_stream(user_id), -1, -1)
+                lost = error
+                await asyncio.sleep(random.uniform(0, _BACKOFF_S * (attempt + 1)))
+        if lost is not None:
+            raise lost  # the stream kept moving under every attempt: its real versions
+        raise LedgerError(
+            f"the promoter could not settle user {user_id!r} of tenant {tenant_id!r} in "
+            f"{_ATTEMPTS} attempts (interrupted erasures kept reappearing): run it again"
+        )
 
     @staticmethod
     def _count(recorded: list[RecordedEvent], report: PromotionReport) -> None:
