@@ -13,6 +13,7 @@ from projections.integrations.langgraph import LedgerSaver
 from projections.integrations.langgraph_mirror import mirror_session_id
 from projections.ledger import Ledger
 from tests.projections.integrations.test_langgraph_graph import run
+from tests.projections.test_cli import ctxledger
 
 
 async def _mirror(path: Path) -> tuple[list[tuple[str, str]], list[str], str]:
@@ -67,3 +68,17 @@ def test_the_mirror_is_erased_with_the_thread_and_can_be_off(tmp_path: Path) -> 
     names = asyncio.run(streams())
     assert any(name.startswith("langgraph/") for name in names)
     assert not any(name.startswith("session/") for name in names)
+
+
+def test_the_cli_reads_a_graphs_conversation(tmp_path: Path) -> None:
+    """Through the real console script: the mirror is a session like any other."""
+    path = tmp_path / "ledger.db"
+    with LedgerSaver(EventStore.open(path), tenant_id="acme") as saver:
+        run(saver)
+    session = mirror_session_id("trip")
+    shown = ctxledger("context", "--tenant", "acme", "--session", session, db=path)
+    assert shown.returncode == 0, shown.stderr
+    assert "G7311" in shown.stdout
+    found = ctxledger("search", "--tenant", "acme", "--session", session, "G7311", db=path)
+    assert found.returncode == 0, found.stderr
+    assert "ai-answer" in found.stdout or "G7311" in found.stdout
