@@ -29,7 +29,7 @@ try:  # the parser's module is private (``re._parser`` since 3.11): without it, 
 except ImportError:  # pragma: no cover - a Python without the module: every pattern runs
     _sre_parse = None
 
-__all__ = ["Alternation", "Requirement", "admitted", "may_match", "requirement"]
+__all__ = ["Alternation", "Prefilter", "Requirement", "may_match", "requirement"]
 
 #: ``(literal, case-insensitive)`` pairs, one of which every match contains; None: unknown.
 Requirement = frozenset[tuple[str, bool]] | None
@@ -51,27 +51,30 @@ def requirement(pattern: re.Pattern[str]) -> Requirement:
 def may_match(need: Requirement, text: str, folded: str) -> bool:
     """Whether a pattern with requirement ``need`` can match ``text`` (``folded``: the same
     text lower-cased). Non-ASCII text always may: see the module docstring."""
-    return need is None or not text.isascii() or bool(admitted((need,), text, folded))
+    return bool(Prefilter((need,)).admitted(text, folded))
 
 
-def admitted(needs: Sequence[Requirement], text: str, folded: str) -> tuple[int, ...]:
-    """The indexes of the ``needs`` that ``text`` may match (each literal looked up once)."""
-    if not text.isascii():
-        return tuple(range(len(needs)))
-    seen: dict[tuple[str, bool], bool] = {}
-    found: list[int] = []
-    for index, need in enumerate(needs):  # inline: this runs for every text scanned
-        if need is None:
-            found.append(index)
-            continue
-        for literal in need:
-            present = seen.get(literal)
-            if present is None:
-                present = seen[literal] = literal[0] in (folded if literal[1] else text)
-            if present:
-                found.append(index)
-                break
-    return tuple(found)
+class Prefilter:
+    """Requirements of several patterns, checked together: each distinct literal is looked
+    for once per text (a substring search in C), each requirement is one set test."""
+
+    def __init__(self, needs: Sequence[Requirement]) -> None:
+        self.needs = tuple(needs)
+        literals = {literal for need in self.needs if need for literal in need}
+        self._cased = tuple(sorted(text for text, caseless in literals if not caseless))
+        self._caseless = tuple(sorted(text for text, caseless in literals if caseless))
+
+    def admitted(self, text: str, folded: str) -> tuple[int, ...]:
+        """The indexes of the requirements ``text`` may meet (``folded``: it lower-cased)."""
+        if not text.isascii():
+            return tuple(range(len(self.needs)))
+        present = {(literal, False) for literal in self._cased if literal in text}
+        present.update((literal, True) for literal in self._caseless if literal in folded)
+        return tuple(
+            index
+            for index, need in enumerate(self.needs)
+            if need is None or not need.isdisjoint(present)
+        )
 
 
 def _of_sequence(items: Sequence[tuple[Any, Any]], caseless: bool) -> Requirement:
@@ -142,12 +145,14 @@ class Alternation:
     def __init__(self, branches: Sequence[str], flags: int = 0) -> None:
         self._branches = tuple(branches)
         self._flags = flags
-        self._needs = tuple(requirement(re.compile(branch, flags)) for branch in self._branches)
+        self._prefilter = Prefilter(
+            [requirement(re.compile(branch, flags)) for branch in self._branches]
+        )
         self._compiled = lru_cache(maxsize=256)(self._compile)
 
     def finditer(self, text: str) -> Iterator[re.Match[str]]:
         """The matches of the alternation in ``text``, as ``re.finditer`` gives them."""
-        active = admitted(self._needs, text, text.lower())
+        active = self._prefilter.admitted(text, text.lower())
         return self._compiled(active).finditer(text) if active else iter(())
 
     def _compile(self, active: tuple[int, ...]) -> re.Pattern[str]:

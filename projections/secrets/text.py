@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
-from projections.secrets.prefilter import Alternation, admitted, requirement
+from projections.secrets.prefilter import Alternation, Prefilter, requirement
 from projections.secrets.rules import RULES, normalise_spaces
 from projections.secrets.vocabulary import is_sensitive_key
 
@@ -49,7 +49,7 @@ _SCHEMES = frozenset({"bearer", "basic", "digest", "token", "ssws", "negotiate",
 _VALUE_END = re.compile(r"[\s,;&\"'<>)\]}]")
 _URL_PASSWORD = re.compile(r"(?i)\b[a-z][a-z0-9+.-]*://[^/\s:@]+:([^@\s/]+)@")
 _TOKEN = re.compile(r"[A-Za-z0-9+_~$-]{16,}")
-_RULE_NEEDS = tuple(requirement(rule.pattern) for rule in RULES)
+_RULE_NEEDS = Prefilter([requirement(rule.pattern) for rule in RULES])
 _WIDEN = re.compile(r"[A-Za-z0-9+/_~$.=%:-]")
 
 
@@ -207,7 +207,7 @@ def _widened(text: str, start: int, end: int) -> tuple[int, int]:
 
 def _rules(text: str, folded: str) -> list[Finding]:
     found = [Finding(m.start(1), m.end(1), "url_password") for m in _URL_PASSWORD.finditer(text)]
-    for index in admitted(_RULE_NEEDS, text, folded):
+    for index in _RULE_NEEDS.admitted(text, folded):
         rule = RULES[index]
         if rule.kind == "email":
             continue  # personal data, not a secret: the sanitiser redacts it on its own

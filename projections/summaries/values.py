@@ -22,7 +22,7 @@ from functools import lru_cache
 from typing import Any
 
 from projections.context.messages import Message, text_of
-from projections.secrets.prefilter import admitted, requirement
+from projections.secrets.prefilter import Prefilter, requirement
 from projections.summaries.spoken import SPOKEN_NAMES, SPOKEN_PATTERNS
 from projections.text_caches import remembered
 
@@ -66,7 +66,7 @@ _PATTERNS: list[tuple[str, re.Pattern[str]]] = [
     # A bare number of three digits or more, not a piece of a time or code ("15:00", "05").
     ("number", re.compile(r"(?<![\w.,:])[1-9]\d{2,}(?:\.\d+)?(?![\w.,:]*\d)")),
 ]
-_NEEDS = tuple(requirement(pattern) for _, pattern in _PATTERNS)
+_NEEDS = Prefilter([requirement(pattern) for _, pattern in _PATTERNS])
 _COMMON_CAPS = {"THE", "AND", "FOR", "YOU", "NOT", "ARE", "THIS", "THAT", "WITH", "OKAY", "STOP"}
 _KIND_BONUS = {
     "id": 3.0,
@@ -129,7 +129,7 @@ def text_values(text: str) -> tuple[tuple[str, str, int], ...]:
 
 def _typed_values(text: str) -> Iterator[tuple[str, str, int]]:
     taken = bytearray(len(text))  # 1 where a value was taken: one C scan per overlap check
-    for index in admitted(_NEEDS, text, text.lower()):  # a pattern whose literals it lacks: out
+    for index in _NEEDS.admitted(text, text.lower()):  # a pattern whose literals it lacks: out
         kind, pattern = _PATTERNS[index]
         for match in pattern.finditer(text):
             start, end = match.span()

@@ -10,7 +10,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from projections.secrets.prefilter import Alternation, admitted, may_match, requirement
+from projections.secrets.prefilter import Alternation, may_match, requirement
 from projections.secrets.rules import RULES
 from projections.secrets.text import _library, _library_alternation
 
@@ -82,7 +82,7 @@ def test_the_library_scan_runs_only_the_branches_a_text_admits() -> None:
     text = f"the key {key} leaked"
     assert [(f.start, f.end, f.kind) for f in _library(text)] == [(8, 8 + len(key), "provider_key")]
     plain = "a plain sentence with nothing in it"
-    assert admitted(_library_alternation()._needs, plain, plain) == ()
+    assert _library_alternation()._prefilter.admitted(plain, plain) == ()
     assert _library(plain) == []
 
 
