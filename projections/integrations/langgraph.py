@@ -93,7 +93,7 @@ class LedgerSaver(BaseCheckpointSaver[str]):
         return cls(EventStore.open(url, **options), tenant_id=tenant_id)
 
     @classmethod
-    def from_conn_string(cls, conn_string: str, *, tenant_id: str) -> OpenedSaver:
+    def from_conn_string(cls, conn_string: str, *, tenant_id: str) -> OpenedSaver[LedgerSaver]:
         """A saver on ``conn_string`` (a SQLite file path or any store URL) as LangGraph's own
         savers give one: ``with LedgerSaver.from_conn_string("ledger.db", tenant_id="acme")
         as saver:`` or ``async with``; closed on the way out."""

@@ -1,31 +1,36 @@
 """The context manager :meth:`LedgerSaver.from_conn_string
 <projections.integrations.langgraph.LedgerSaver.from_conn_string>` gives, as LangGraph's own
-savers do: ``with`` and ``async with`` alike, the saver closed on the way out."""
+savers do: ``with`` and ``async with`` alike, the saver closed on the way out. Generic over
+anything with a blocking ``close``, so that it needs nothing of the saver's module."""
 
 from __future__ import annotations
 
 import asyncio
-from typing import TYPE_CHECKING
-
-if TYPE_CHECKING:
-    from projections.integrations.langgraph import LedgerSaver
+from typing import Generic, Protocol, TypeVar
 
 __all__ = ["OpenedSaver"]
 
 
-class OpenedSaver:
+class _Closable(Protocol):
+    def close(self) -> None: ...
+
+
+S = TypeVar("S", bound=_Closable)
+
+
+class OpenedSaver(Generic[S]):
     """The context of :meth:`LedgerSaver.from_conn_string`: sync and async alike."""
 
-    def __init__(self, saver: LedgerSaver) -> None:
+    def __init__(self, saver: S) -> None:
         self.saver = saver
 
-    def __enter__(self) -> LedgerSaver:
+    def __enter__(self) -> S:
         return self.saver
 
     def __exit__(self, *_: object) -> None:
         self.saver.close()
 
-    async def __aenter__(self) -> LedgerSaver:
+    async def __aenter__(self) -> S:
         return self.saver
 
     async def __aexit__(self, *_: object) -> None:
