@@ -144,13 +144,26 @@ async def baseline(turns: int) -> str:
 async def main_async(turns: int, repeat: int) -> None:
     await run(BUDGETS["tiny"], 30)  # warm-up: imports, compiled patterns, tokenizer
     for name, budget in BUDGETS.items():
-        runs = []
+        runs, speeds = [], []
         for _ in range(repeat):
             forget_texts()  # each run starts with no text remembered: no run gains from another
+            speeds.append(calibration_ms())
             runs.append(await run(budget, turns))
         print(report(name, runs[-1]))
         print(spread(runs))
+        print(
+            f"  the machine: a fixed loop took {', '.join(f'{s:.0f}' for s in speeds)} ms "
+            f"before each run (the same work: this moves with the machine, not the code)"
+        )
     print(await baseline(turns))
+
+
+def calibration_ms() -> float:
+    """A fixed piece of pure-Python work (a million multiplications), timed: the machine's
+    speed at the moment, printed next to the figures it explains."""
+    began = time.perf_counter()
+    sum(number * number for number in range(1_000_000))
+    return (time.perf_counter() - began) * 1000
 
 
 def spread(runs: list[dict[str, Any]]) -> str:
