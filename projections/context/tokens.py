@@ -152,8 +152,10 @@ def _count(encoding: tiktoken.Encoding, text: str) -> int:
 # at every roll, where the call costs more than the encoding: short texts' counts are
 # remembered (text: emptied when an erasure is seen, like every cache of text). A compaction
 # counts the same long texts (the summary block it fits, then judges; a tool result it cuts)
-# several times too: the last few hundred long ones are remembered as well.
+# several times too: the last 512 of up to 16,384 characters are remembered as well (8 Mi
+# characters at most; a longer text is counted each time).
 _SHORT = 256
+_LONG = 16_384
 _short_count = remembered(lru_cache(maxsize=32_768)(_count))
 _long_count = remembered(lru_cache(maxsize=512)(_count))
 
@@ -191,7 +193,9 @@ class TiktokenCounter:
     def count_text(self, text: str) -> int:
         if len(text) <= _SHORT:
             return _short_count(self._encoding, text)
-        return _long_count(self._encoding, text)
+        if len(text) <= _LONG:
+            return _long_count(self._encoding, text)
+        return _count(self._encoding, text)
 
     def count_message(self, message: Message) -> int:
         tokens = (

@@ -50,19 +50,20 @@ class ThreadMirror:
         if ns or not isinstance(messages, list):
             return 0
         seen = self._mirrored.get(thread_id, set())
-        fresh = [
-            (position, message)
+        keyed = [
+            (_id_of(message, position), message)
             for position, message in enumerate(messages)
-            if isinstance(message, BaseMessage) and _id_of(message, position) not in seen
+            if isinstance(message, BaseMessage)
         ]
+        fresh = [(key, message) for key, message in keyed if key not in seen]
         if not fresh:
             return 0
         session = self.ledger.session(self.tenant_id, mirror_session_id(thread_id))
         known = (await session.latest()).index_of  # the log decides: another writer may have
         new = [
-            _converted(message, position)
-            for position, message in fresh
-            if _id_of(message, position) not in known
+            from_langchain(message).model_copy(update={"id": key})
+            for key, message in fresh
+            if key not in known
         ]
         if new:
             await session.append(new)
@@ -83,7 +84,3 @@ def _id_of(message: BaseMessage, position: int) -> str:
         return str(message.id)
     digest = blake3(repr(message_to_dict(message)).encode()).hexdigest()[:16]
     return f"langgraph-{position}-{digest}"
-
-
-def _converted(message: BaseMessage, position: int) -> Any:
-    return from_langchain(message).model_copy(update={"id": _id_of(message, position)})

@@ -116,25 +116,20 @@ class Removal:
             for cid in sorted(saved)
             if (ns, cid) not in doomed
         ]
-        again = [
-            self._saved_whole(state, ns, cid)
-            for ns, cid in survivors
-            if self._sources(state, ns, cid) & events
-        ]
+        again = []
+        for ns, cid in survivors:
+            versions = self._versions(state, ns, cid)
+            if _sources(state, ns, versions) & events:
+                again.append(self._saved_whole(state, ns, cid, versions))
         await self._append(thread_id, again)  # before the erasure: nothing is lost meanwhile
         await self._erase(sorted(events), reason)
 
-    def _sources(self, state: ThreadState, ns: str, checkpoint_id: str) -> set[str]:
-        """The events a checkpoint's channel values are rebuilt from."""
-        found: set[str] = set()
-        for channel, version in self._versions(state, ns, checkpoint_id).items():
-            found |= state.stored_in((ns, channel, version_key(version)))
-        return found
-
-    def _saved_whole(self, state: ThreadState, ns: str, checkpoint_id: str) -> NewEvent:
+    def _saved_whole(
+        self, state: ThreadState, ns: str, checkpoint_id: str, versions: dict[str, Any]
+    ) -> NewEvent:
         saved = state.checkpoints[ns][checkpoint_id]
         blobs: dict[str, Any] = {}
-        for channel, version in self._versions(state, ns, checkpoint_id).items():
+        for channel, version in versions.items():
             key = version_key(version)
             value = state.value(self.serde, (ns, channel, key))
             typed = ("empty", b"") if value is MISSING else self.serde.dumps_typed(value)
@@ -165,3 +160,11 @@ class Removal:
             await self.store.erase(
                 self.tenant_id, list(event_ids), reason=reason, requested_by="langgraph"
             )
+
+
+def _sources(state: ThreadState, ns: str, versions: dict[str, Any]) -> set[str]:
+    """The events a checkpoint's channel values (at ``versions``) are rebuilt from."""
+    found: set[str] = set()
+    for channel, version in versions.items():
+        found |= state.stored_in((ns, channel, version_key(version)))
+    return found

@@ -201,6 +201,9 @@ def _sanitized_text(
     return content, arguments, report
 
 
+_REMEMBERED_BYTES = 16_384  # 1,024 entries of at most this, twice: under 32 MiB
+
+
 def _sanitized_parts(
     parts: list[object], calls: tuple[str, ...]
 ) -> tuple[list[object], tuple[str, ...], SanitizeReport]:
@@ -208,13 +211,15 @@ def _sanitized_parts(
         key = orjson.dumps(parts)
     except TypeError:  # not JSON (a caller's own part objects): cleaned, not remembered
         return _cleaned_parts(parts, calls)
+    if len(key) > _REMEMBERED_BYTES:  # an inline image or file: cleaned, not kept in memory
+        return _cleaned_parts(parts, calls)
     cleaned, arguments, report = _remembered_parts(key, calls)
     # A fresh copy each time: the parts are mutable and a caller may change its copy.
     return orjson.loads(cleaned), arguments, report
 
 
 @remembered
-@lru_cache(maxsize=4096)
+@lru_cache(maxsize=1024)
 def _remembered_parts(
     key: bytes, calls: tuple[str, ...]
 ) -> tuple[bytes, tuple[str, ...], SanitizeReport]:

@@ -19,7 +19,7 @@ import re
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Any
+from typing import Any, NamedTuple
 
 from projections.context.messages import Message, text_of
 from projections.secrets.prefilter import Prefilter, requirement
@@ -199,7 +199,13 @@ def _spoken(message: Message) -> str:
 # A candidate as its message alone gives it: the score without the bonus a later turn's use
 # adds (``bonus``, when a later turn uses ``value`` again). Rolling compaction and masking
 # read the same messages again and again, so a message's candidates are remembered.
-_Base = tuple[str, str, str | None, str, float, float]  # key, value, path, kind, score, bonus
+class _Base(NamedTuple):
+    key: str
+    value: str
+    path: str | None
+    kind: str
+    score: float
+    bonus: float
 
 
 def _json_candidates(parsed: Any, origin: str, prefix: str, path_prefix: str = "") -> list[_Base]:
@@ -219,7 +225,7 @@ def _json_candidates(parsed: Any, origin: str, prefix: str, path_prefix: str = "
         bonus = 4.0 if origin == "tool" and len(text) >= 3 else 0.0
         local = path.removeprefix(path_prefix)
         short = ".".join(local.replace("]", "").split(".")[-2:]).replace("[", ".")
-        found.append((f"{prefix}{short}", text, path, "json", score, bonus))
+        found.append(_Base(f"{prefix}{short}", text, path, "json", score, bonus))
     return found + _key_candidates(parsed, origin)
 
 
@@ -233,7 +239,7 @@ def _key_candidates(parsed: Any, origin: str) -> list[_Base]:
             for key, item in node.items():
                 if _ID_KEY.fullmatch(str(key)):
                     score = _ORIGIN[origin] + _KIND_BONUS["id"]
-                    found.append(("key", str(key), None, "id", score, 4.0))
+                    found.append(_Base("key", str(key), None, "id", score, 4.0))
                 stack.append(item)
         elif isinstance(node, list):
             stack.extend(node)
@@ -245,19 +251,16 @@ _ID_KEY = re.compile(r"(?=\w*[A-Za-z])(?=\w*\d)\w+")
 
 def _text_candidates(text: str, origin: str, fallback: str) -> list[_Base]:
     # A value a later turn uses again (a call's arguments, the assistant, the user repeating
-    # it) is one the conversation depends on, whoever said it first (docs/quality.md).
-    bonus = 2.0 if origin in ("tool", "assistant", "user") else 0.0
+    # it) is one the conversation depends on, whoever said it first (docs/quality.md); a
+    # call's own arguments are what later turns use, and score by their key path instead.
+    bonus = 0.0 if origin == "call" else 2.0
     return [
-        (
-            _label(text, start, fallback or kind),
-            value,
-            None,
-            kind,
-            _ORIGIN[origin] + _KIND_BONUS[kind],
-            bonus,
+        _Base(
+            _label(text, start, fallback or kind), value, None, kind,
+            _ORIGIN[origin] + _KIND_BONUS[kind], bonus,
         )
         for kind, value, start in text_values(text)
-    ]
+    ]  # fmt: skip
 
 
 def value_candidates(messages: Sequence[Message], versions: Sequence[int]) -> list[ValueCandidate]:

@@ -21,6 +21,9 @@ def sizes() -> dict[str, int]:
     return {
         "values": values.text_values.cache_info().currsize,
         "short counts": tokens._short_count.cache_info().currsize,
+        "long counts": tokens._long_count.cache_info().currsize,
+        "tool candidates": values._tool_candidates.cache_info().currsize,
+        "turn candidates": values._turn_candidates.cache_info().currsize,
         "key paths": block_v2._path_key.cache_info().currsize,
         "stems": terms._stem.cache_info().currsize,
         "last block": int(block_v2._LAST.entry is not None),
@@ -51,4 +54,10 @@ async def test_an_erasure_empties_every_cache_of_text(tmp_path: Path) -> None:
         event = (await store.read_stream("acme", "session/trip", to_version=1))[0]
         await ledger.erase("acme", [str(event.event_id)], reason="test", requested_by="dpo")
         assert set(sizes().values()) == {0}, sizes()
-        assert _CACHES  # and every registered lru_cache went with them
+        assert _CACHES  # and every registered lru_cache went with them, named or not
+        left = {
+            clear.__self__.__wrapped__.__qualname__: clear.__self__.cache_info().currsize
+            for clear in _CACHES
+            if clear.__self__.cache_info().currsize
+        }
+        assert left == {}

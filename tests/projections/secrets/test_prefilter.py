@@ -33,13 +33,10 @@ PATTERNS = _secret_patterns()
 @settings(max_examples=25, deadline=None, suppress_health_check=list(HealthCheck))
 @given(data=st.data())
 def test_a_match_always_passes_its_prefilter(pattern: re.Pattern[str], data: st.DataObject) -> None:
-    try:
-        strategy = st.from_regex(pattern)
-    except Exception:  # hypothesis cannot generate from some look-arounds
-        pytest.skip("hypothesis cannot generate strings for this pattern")
-    text = data.draw(strategy)
-    if pattern.search(text) is None:
-        return  # look-arounds hypothesis ignored: not a match after all
+    # Hypothesis generates from every one of these patterns, and what it generates matches
+    # (measured: 66 patterns, no string that fails to match): a failure here is a real one.
+    text = data.draw(st.from_regex(pattern))
+    assert pattern.search(text) is not None
     assert may_match(requirement(pattern), text, text.lower())
 
 

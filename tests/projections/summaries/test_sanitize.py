@@ -109,3 +109,23 @@ def test_repeated_sanitising_counts_every_time() -> None:
     _, twice = sanitize_messages([message, message], count_tokens=len)
     assert once.redactions["email"] == 1
     assert twice.redactions["email"] == 2
+
+
+def test_content_parts_are_remembered_when_small_and_cleaned_alike_when_large() -> None:
+    from projections.summaries import sanitize as module
+
+    module._remembered_parts.cache_clear()
+    secret = "my password is Tr0ub4dor&3"
+    small = Message(id="p1", role="user", content=[{"type": "text", "text": secret}])
+    big = Message(
+        id="p2",
+        role="user",
+        content=[{"type": "text", "text": secret}, {"type": "text", "text": "x" * 20_000}],
+    )
+    for message in (small, small, big):
+        (clean,), report = sanitize_messages([message], count_tokens=len)
+        assert "Tr0ub4dor" not in str(clean.content)
+        assert report.redactions
+    # The small one once (the second time from memory), the large one never kept.
+    assert module._remembered_parts.cache_info().currsize == 1
+    assert module._remembered_parts.cache_info().hits == 1
