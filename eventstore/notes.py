@@ -16,12 +16,14 @@ import hashlib
 import os
 from dataclasses import dataclass
 from pathlib import Path
-
-from cryptography.exceptions import InvalidSignature
-from cryptography.hazmat.primitives import serialization
-from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
+from typing import TYPE_CHECKING
 
 from eventstore.errors import LedgerError
+
+# cryptography is imported where a key is used: a store that never signs or checks a note
+# (most opens) does not load it.
+if TYPE_CHECKING:
+    from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 __all__ = [
     "Checkpoint",
@@ -91,6 +93,9 @@ class Verifier:
 
     def verify(self, message: bytes, signature: bytes) -> bool:
         """Whether ``signature`` is this key's Ed25519 signature of ``message``."""
+        from cryptography.exceptions import InvalidSignature
+        from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
+
         try:
             Ed25519PublicKey.from_public_bytes(self.public).verify(signature, message)
         except InvalidSignature:
@@ -103,6 +108,8 @@ class Signer:
 
     def __init__(self, name: str, key: Ed25519PrivateKey) -> None:
         self.name = _check_name(name)
+        from cryptography.hazmat.primitives import serialization
+
         self.key = key
         public = key.public_key().public_bytes(
             serialization.Encoding.Raw, serialization.PublicFormat.Raw
@@ -112,10 +119,14 @@ class Signer:
     @classmethod
     def generate(cls, name: str) -> Signer:
         """A new key."""
+        from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+
         return cls(name, Ed25519PrivateKey.generate())
 
     def to_pem(self) -> bytes:
         """The private key as unencrypted PKCS#8 PEM (keep it secret)."""
+        from cryptography.hazmat.primitives import serialization
+
         return self.key.private_bytes(
             serialization.Encoding.PEM,
             serialization.PrivateFormat.PKCS8,
@@ -125,6 +136,9 @@ class Signer:
     @classmethod
     def from_pem(cls, name: str, pem: bytes) -> Signer:
         """A signer from a PKCS#8 PEM Ed25519 private key (raises :class:`NoteError`)."""
+        from cryptography.hazmat.primitives import serialization
+        from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+
         try:
             key = serialization.load_pem_private_key(pem, password=None)
         except (ValueError, TypeError) as error:

@@ -1,55 +1,21 @@
-"""Rows shared by the SQL backends: the event select, and conversions to and from records."""
+"""Rows shared by the SQL backends: conversions to and from records (no SQLAlchemy: the
+event select itself is :mod:`eventstore.sql.select_events`)."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from typing import Any
 
-from sqlalchemy import select
-
 from eventstore.ids import id_bytes, id_text
 from eventstore.records import StoredEvent
-from eventstore.sql.schema import erasures, events, payloads
 from eventstore.timestamps import format_micros, parse_timestamp
 
-__all__ = ["EVENT_COLUMNS", "SELECT_EVENTS", "contiguous", "event_row", "stored_event"]
-
-EVENT_COLUMNS = [
-    events.c.tenant_id,
-    events.c.stream_id,
-    events.c.version,
-    events.c.position,
-    events.c.event_id,
-    events.c.type,
-    events.c.schema_version,
-    events.c.recorded_at,
-    events.c.actor,
-    events.c.payload_hash,
-    events.c.prev_hash,
-    events.c.hash,
-    payloads.c.payload,
-    payloads.c.salt,
-    erasures.c.erased_by,
-]
-# Joining on the tenant too means a payload or erasure row edited to another tenant no longer
-# belongs to the event, which verification then reports.
-SELECT_EVENTS = select(*EVENT_COLUMNS).select_from(
-    events.outerjoin(
-        payloads,
-        (payloads.c.event_id == events.c.event_id) & (payloads.c.tenant_id == events.c.tenant_id),
-    ).outerjoin(
-        erasures,
-        (erasures.c.event_id == events.c.event_id) & (erasures.c.tenant_id == events.c.tenant_id),
-    )
-)
-
-
-assert [column.name for column in EVENT_COLUMNS] == list(StoredEvent._fields)
+__all__ = ["contiguous", "event_row", "stored_event"]
 
 
 def stored_event(row: Any) -> StoredEvent:
     """A stored row (columns in ``EVENT_COLUMNS`` order) as a record."""
-    # Positional: the select list follows StoredEvent's field order (checked at import below).
+    # Positional: the select list follows StoredEvent's field order (checked in select_events).
     return StoredEvent(*row[:4], id_text(row[4]), *row[5:7], _recorded_text(row[7]), *row[8:])  # type: ignore[call-arg]
 
 

@@ -18,7 +18,7 @@ from contextlib import AbstractAsyncContextManager
 from typing import Protocol
 
 from eventstore.errors import SchemaVersionError, StorageError
-from eventstore.sql.schema import SCHEMA_VERSION
+from eventstore.sql.version import SCHEMA_VERSION
 
 __all__ = [
     "HASH_SPEC",

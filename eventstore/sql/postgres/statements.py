@@ -10,8 +10,8 @@ from sqlalchemy.sql.elements import BindParameter
 
 from eventstore.sql.postgres.ddl import compile_sql as _sql
 from eventstore.sql.postgres.ddl import ddl_statements
-from eventstore.sql.rows import SELECT_EVENTS
 from eventstore.sql.schema import events, ledger_meta, stream_heads, tenant_heads
+from eventstore.sql.select_events import SELECT_EVENTS
 
 __all__ = ["Statements", "statements"]
 

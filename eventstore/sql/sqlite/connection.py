@@ -1,9 +1,14 @@
 """The one seam between the SQLite recorder and its driver.
 
 Each operation is one plain function that runs whole in the aiosqlite worker thread that owns
-the ``sqlite3`` connection, submitted through ``aiosqlite.Connection._execute`` (the same worker
-queue SQLAlchemy's own aiosqlite adapter feeds): with aiosqlite every statement is a hop to
-that thread and back, and the hops, not SQL or hashing, dominate an append (DESIGN §8).
+the ``sqlite3`` connection, submitted through ``aiosqlite.Connection._execute`` (the worker
+queue aiosqlite's own methods feed): with aiosqlite every statement is a hop to that thread
+and back, and the hops, not SQL or hashing, dominate an append (DESIGN §8).
+
+Connections are aiosqlite's own, opened here, not through a SQLAlchemy engine: every statement
+already ran as raw ``sqlite3`` in the worker, and the engine's import cost more CPU than a
+CLI read's whole work (DESIGN §8; the SQL is compiled from Core ahead of time,
+:mod:`eventstore.sql.sqlite.statement_source`).
 
 Driver errors become ctxledger errors here and nowhere else, by SQLite's result code (never by
 the text of a message): :data:`RESULT_CODES`.
@@ -14,11 +19,9 @@ from __future__ import annotations
 import sqlite3
 from collections.abc import Callable
 from pathlib import Path
-from typing import Concatenate, ParamSpec, TypeVar
+from typing import Any, Concatenate, ParamSpec, TypeVar
 
 import aiosqlite
-from sqlalchemy.exc import DBAPIError
-from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
 from eventstore.errors import LedgerError, StorageError
 
@@ -80,27 +83,50 @@ def check_path(path: str, *, create: bool) -> None:
         )
 
 
-async def connect(engine: AsyncEngine, path: str) -> AsyncConnection:
-    """A connection from the engine's pool, with driver errors translated."""
+async def connect(
+    database: str, path: str, *, busy_timeout: float, synchronous: str, uri: bool = False
+) -> aiosqlite.Connection:
+    """A connection to ``database`` (``path``, or a ``file:`` URI when ``uri``) in autocommit
+    mode at the driver (every transaction an explicit ``BEGIN ... COMMIT``), configured, with
+    driver errors translated."""
+    pending = aiosqlite.connect(database, timeout=busy_timeout, isolation_level=None, uri=uri)
+    _daemon(pending)
     try:
-        return await engine.connect()
-    except DBAPIError as error:
-        if isinstance(error.orig, sqlite3.Error):
-            raise storage_error(path, error.orig) from error
-        raise StorageError(f"cannot connect to {path}: {error}") from error
+        connection = await pending
+    except sqlite3.Error as error:
+        raise storage_error(path, error) from error
+    try:
+        await run_in_worker(connection, path, _configure, synchronous)
+    except BaseException:
+        await connection.close()
+        raise
+    return connection
+
+
+def _daemon(connection: aiosqlite.Connection) -> None:
+    """Make the connection's worker thread a daemon (as SQLAlchemy's adapter did): a store a
+    program forgot to close must not keep the process from exiting."""
+    thread: Any = getattr(connection, "_thread", connection)  # aiosqlite < 0.21: a Thread
+    thread.daemon = True
+
+
+def _configure(db: sqlite3.Connection, synchronous: str) -> None:
+    db.execute(f"PRAGMA synchronous={synchronous}")
+    # Deleted content (an erased payload, its index rows) is overwritten with zeros, not left
+    # in free pages; builds differ in their default, so never rely on it.
+    db.execute("PRAGMA secure_delete=ON")
 
 
 async def run_in_worker(
-    connection: AsyncConnection,
+    connection: aiosqlite.Connection,
     path: str,
     fn: Callable[Concatenate[sqlite3.Connection, P], T],
     *args: P.args,
     **kwargs: P.kwargs,
 ) -> T:
     """Run ``fn(sqlite3_connection, *args, **kwargs)`` in the connection's worker thread."""
-    raw = await connection.get_raw_connection()
-    driver = raw.driver_connection
-    if not isinstance(driver, aiosqlite.Connection) or not hasattr(driver, "_execute"):
+    driver = connection
+    if not hasattr(driver, "_execute"):
         raise StorageError(
             "this aiosqlite version has no worker queue (Connection._execute); "
             "install aiosqlite>=0.20,<0.23 as ctxledger's requirements say"

@@ -88,6 +88,6 @@ def ddl_statements() -> list[str]:
     statements += [
         compile_sql(CreateIndex(index, if_not_exists=True))
         for table in metadata.sorted_tables
-        for index in table.indexes
+        for index in sorted(table.indexes, key=lambda index: str(index.name))  # a set: by name
     ]
     return [*statements, *TRIGGERS, *FULL_TEXT]

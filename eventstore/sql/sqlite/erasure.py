@@ -6,7 +6,7 @@ from __future__ import annotations
 import sqlite3
 from collections.abc import Mapping, Sequence
 
-from sqlalchemy.ext.asyncio import AsyncConnection
+from aiosqlite import Connection
 
 import eventstore.sql.sqlite.worker as worker
 from eventstore.ids import id_bytes
@@ -21,7 +21,7 @@ __all__ = ["SqliteErasure"]
 class SqliteErasure:
     """:class:`~eventstore.erasure.ErasureSteps` on the SQLite writer connection."""
 
-    def __init__(self, path: str, writer: AsyncConnection, tenant_id: str) -> None:
+    def __init__(self, path: str, writer: Connection, tenant_id: str) -> None:
         self.path = path  # the database file, named in errors
         self.writer = writer
         self.tenant_id = tenant_id

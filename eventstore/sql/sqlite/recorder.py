@@ -13,12 +13,10 @@ import os
 from collections.abc import Sequence
 from dataclasses import replace
 from pathlib import Path
-from typing import Any, Final, ParamSpec, TypeVar
+from typing import Final, ParamSpec, TypeVar
 from urllib.parse import quote
 
-from sqlalchemy import event as sa_event
-from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine, create_async_engine
-from sqlalchemy.pool import StaticPool
+from aiosqlite import Connection
 
 import eventstore.sql.sqlite.documents as docs
 import eventstore.sql.sqlite.worker as worker
@@ -90,20 +88,19 @@ class SqliteRecorder:
         self.journal_wal = journal_wal and path != ":memory:"
         self.read_only = read_only and path != ":memory:"
         self.create = create and not self.read_only
-        self._engine: AsyncEngine | None = None
-        self._writer: AsyncConnection | None = None
+        self._opened = False
+        self._writer: Connection | None = None
         self._write_lock = LoopSafeLock()  # one writer, whichever thread's loop writes
-        self._idle_readers: list[AsyncConnection] = []
+        self._idle_readers: list[Connection] = []
 
     # -- lifecycle ---------------------------------------------------------------------------
 
     async def initialize(self) -> None:
-        if self._engine is not None:
+        if self._opened:
             return
         check_path(self.path, create=self.create)
-        engine = self._create_engine()
         try:
-            self._writer = await connect(engine, self.path)
+            self._writer = await self._connect()
             steps = SqliteSchemaSteps(self.path, self._writer)
             if not self.create:
                 await refuse_missing_schema(steps)  # before the journal mode writes a header
@@ -117,30 +114,17 @@ class SqliteRecorder:
             writer, self._writer = self._writer, None
             if writer is not None:
                 await writer.close()
-            await engine.dispose()
             raise
-        self._engine = engine
+        self._opened = True
 
-    def _create_engine(self) -> AsyncEngine:
-        options: dict[str, Any] = {
-            # Autocommit mode at the driver: every transaction is an explicit BEGIN ... COMMIT.
-            "connect_args": {"timeout": self.busy_timeout, "isolation_level": None},
-        }
-        if self.path == ":memory:":
-            options["poolclass"] = StaticPool
-        engine = create_async_engine(f"sqlite+aiosqlite:///{self._database()}", **options)
-        synchronous = self.synchronous
-
-        @sa_event.listens_for(engine.sync_engine, "connect")
-        def _configure(dbapi_connection: Any, _record: Any) -> None:
-            cursor = dbapi_connection.cursor()
-            cursor.execute(f"PRAGMA synchronous={synchronous}")
-            # Deleted content (an erased payload, its index rows) is overwritten with zeros,
-            # not left in free pages; builds differ in their default, so never rely on it.
-            cursor.execute("PRAGMA secure_delete=ON")
-            cursor.close()
-
-        return engine
+    async def _connect(self) -> Connection:
+        return await connect(
+            self._database(),
+            self.path,
+            busy_timeout=self.busy_timeout,
+            synchronous=self.synchronous,
+            uri=self.read_only,
+        )
 
     def _database(self) -> str:
         """The path, or a read-only ``file:`` URI (SQLite's URI filenames)."""
@@ -148,41 +132,40 @@ class SqliteRecorder:
             return self.path
         target = Path(self.path).expanduser().resolve()
         immutable = "&immutable=1" if not os.access(target.parent, os.W_OK) else ""
-        return f"file:{quote(str(target))}?mode=ro{immutable}&uri=true"
+        return f"file:{quote(str(target))}?mode=ro{immutable}"
 
     async def close(self) -> None:
-        engine, writer = self._engine, self._writer
-        self._engine = self._writer = None
+        writer, self._writer, self._opened = self._writer, None, False
         readers, self._idle_readers = self._idle_readers, []
         for reader in readers:
             await reader.close()
         if writer is not None:
             await writer.close()
-        if engine is not None:
-            await engine.dispose()
 
     # -- running in the worker thread --------------------------------------------------------
 
     async def _run(
-        self, connection: AsyncConnection, fn: Step[P, T], *args: P.args, **kwargs: P.kwargs
+        self, connection: Connection, fn: Step[P, T], *args: P.args, **kwargs: P.kwargs
     ) -> T:
         return await run_in_worker(connection, self.path, fn, *args, **kwargs)
 
     async def _read(self, fn: Step[P, T], *args: P.args, **kwargs: P.kwargs) -> T:
-        # Readers are kept checked out and reused: a checkout from SQLAlchemy's pool and its
-        # return (which rolls back, one more hop to the worker thread) cost about as much as
-        # a small read itself. Every read function leaves no transaction open (autocommit, or
-        # its own BEGIN ... COMMIT), so an idle reader holds no WAL snapshot.
-        engine = self._ready()
+        # Readers are kept open and reused: opening one (a thread, the file, the pragmas) costs
+        # more than a small read. Every read function leaves no transaction open (autocommit, or
+        # its own BEGIN ... COMMIT), so an idle reader holds no WAL snapshot. An in-memory
+        # database exists only on its one connection: reads go to the writer's.
+        writer = self._ready()
+        if self.path == ":memory:":
+            return await self._run(writer, fn, *args, **kwargs)
         connection = self._idle_readers.pop() if self._idle_readers else None
         if connection is None:
-            connection = await connect(engine, self.path)
+            connection = await self._connect()
         try:
             result = await self._run(connection, fn, *args, **kwargs)
         except BaseException:
             await connection.close()
             raise
-        if self._engine is engine and len(self._idle_readers) < _IDLE_READERS:
+        if self._writer is writer and len(self._idle_readers) < _IDLE_READERS:
             self._idle_readers.append(connection)
         else:
             await connection.close()
@@ -194,13 +177,13 @@ class SqliteRecorder:
             assert self._writer is not None
             return await self._run(self._writer, worker.in_transaction(fn), *args, **kwargs)
 
-    def _ready(self) -> AsyncEngine:
-        if self._engine is None:
+    def _ready(self) -> Connection:
+        if not self._opened or self._writer is None:
             raise StorageError(
                 "the store is not open: use 'async with EventStore.open(...)' or await "
                 "store.initialize() first"
             )
-        return self._engine
+        return self._writer
 
     # -- the log -----------------------------------------------------------------------------
 

@@ -6,14 +6,13 @@ import sqlite3
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 
-from sqlalchemy.ext.asyncio import AsyncConnection
+from aiosqlite import Connection
 
 import eventstore.sql.sqlite.worker as worker
-from eventstore.sql.schema import SCHEMA_VERSION
 from eventstore.sql.setup import HASH_SPEC
 from eventstore.sql.sqlite.connection import run_in_worker
-from eventstore.sql.sqlite.ddl import ddl_statements
-from eventstore.sql.sqlite.statements import statements
+from eventstore.sql.sqlite.statements import DDL, statements
+from eventstore.sql.version import SCHEMA_VERSION
 
 __all__ = ["SqliteSchemaSteps"]
 
@@ -22,7 +21,7 @@ class SqliteSchemaSteps:
     """:class:`~eventstore.sql.setup.SchemaSteps` on the writer connection; the set-up lock is
     ``BEGIN IMMEDIATE`` (SQLite's database-wide write lock)."""
 
-    def __init__(self, path: str, writer: AsyncConnection) -> None:
+    def __init__(self, path: str, writer: Connection) -> None:
         self.path = path  # the database file, named in errors
         self.writer = writer
         self.where = path
@@ -44,7 +43,7 @@ class SqliteSchemaSteps:
             raise
 
     async def create_schema(self) -> None:
-        await run_in_worker(self.writer, self.path, _run_all, ddl_statements())
+        await run_in_worker(self.writer, self.path, _run_all, DDL)
 
     async def record_version(self, *, fresh: bool) -> None:
         rows = [("schema_version", str(SCHEMA_VERSION))]
@@ -68,6 +67,6 @@ def _has_tables(db: sqlite3.Connection) -> bool:
     return bool(_tables(db) - {"ledger_meta"})
 
 
-def _run_all(db: sqlite3.Connection, ddl: list[str]) -> None:
+def _run_all(db: sqlite3.Connection, ddl: tuple[str, ...]) -> None:
     for statement in ddl:
         db.execute(statement)
