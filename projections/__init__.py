@@ -14,6 +14,7 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    from projections.compactor import CompactionOutcome
     from projections.context.budget import Budget
     from projections.context.formats import from_messages, to_messages
     from projections.context.messages import Message, ToolCall
@@ -24,7 +25,7 @@ if TYPE_CHECKING:
         SummarizerUnavailableError,
     )
     from projections.events import ledger_registry, register_ledger_events
-    from projections.ledger import CompactionOutcome, Ledger, Session
+    from projections.ledger import Ledger, Session
     from projections.projection import Projection, ReadModel
     from projections.runner import ProjectionRunner, ReadModelRunner
     from projections.session import Manifest, RenderedContext, SessionState, SessionView
@@ -35,7 +36,7 @@ if TYPE_CHECKING:
 
 _EXPORTS = {
     "Budget": "projections.context.budget",
-    "CompactionOutcome": "projections.ledger",
+    "CompactionOutcome": "projections.compactor",
     "CompactionSummary": "projections.summaries.schema",
     "Ledger": "projections.ledger",
     "Manifest": "projections.session",

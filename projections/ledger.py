@@ -16,22 +16,17 @@ the write transaction; rendering never re-tokenizes history.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any, TypeVar, cast
+from typing import TYPE_CHECKING, Any, TypeVar, cast
 
 from eventstore import EventStore, RecordedEvent
-from projections.compactor import CompactionOutcome, compact_session
 from projections.context.budget import Budget
 from projections.context.messages import Message, parse_message
 from projections.context.tokens import TiktokenCounter, TokenCounter
-from projections.erasure import CascadedErasure, erase_events
 from projections.errors import MessageValidationError
 from projections.events import register_ledger_events
-from projections.memory.bridge import Proposal, propose_from_session, propose_summary_facts
-from projections.memory.service import LongTermMemory
 from projections.projection import Projection, ReadModel
 from projections.runner import ProjectionRunner, ReadModelRunner, read_model_name
 from projections.session.bodies import DEFAULT_BODY_BYTES, DEFAULT_INDEX_BYTES, BodyCache
-from projections.session.compaction import CompactionOptions
 from projections.session.events import (
     MessageAppended,
     MessagesPinned,
@@ -39,16 +34,21 @@ from projections.session.events import (
     ModelCallRecorded,
     ProtocolIssueRecorded,
     SessionEvent,
-    SummaryCommitted,
     SummaryRolledBack,
 )
 from projections.session.fold import SessionView
-from projections.session.rollback import rollback_target
-from projections.session_reads import SessionReads
-from projections.summaries.summarizer import Summarizer, SummarizerFunction
+from projections.session_memory import SessionMemory
 from projections.telemetry import conversation, model_call, operation
 
-__all__ = ["CompactionOutcome", "Ledger", "Session"]
+# Compaction, erasure and long-term memory are imported by the verbs that use them: a process
+# that only reads (``ctxledger context``) does not pay for their modules (about 0.1 s of CPU).
+if TYPE_CHECKING:
+    from projections.compactor import CompactionOutcome
+    from projections.erasure import CascadedErasure
+    from projections.memory.service import LongTermMemory
+    from projections.summaries.summarizer import Summarizer, SummarizerFunction
+
+__all__ = ["Ledger", "Session"]
 
 S = TypeVar("S")
 
@@ -126,6 +126,8 @@ class Ledger:
     def memory(self) -> LongTermMemory:
         """Long-term memory over the same store (consent, candidates, recall, forget)."""
         if self._memory is None:
+            from projections.memory.service import LongTermMemory
+
             self._memory = LongTermMemory(self.store)
         return self._memory
 
@@ -149,14 +151,17 @@ class Ledger:
         Raises:
             ErasureError: an id is not in the tenant's log, or the log kept moving.
         """
+        from projections.erasure import erase_events
+
         return await erase_events(
             self.store, tenant_id, event_ids, reason=reason, requested_by=requested_by
         )
 
 
-class Session(SessionReads):
+class Session(SessionMemory):
     """One conversation: the stream ``session/<session_id>`` of a tenant (the read verbs,
-    render and search among them, come from :class:`~projections.session_reads.SessionReads`)."""
+    render and search among them, come from :class:`~projections.session_reads.SessionReads`,
+    the memory proposals from :class:`~projections.session_memory.SessionMemory`)."""
 
     ledger: Ledger  # all of it, where the reads need only LedgerParts
 
@@ -323,6 +328,9 @@ class Session(SessionReads):
                 (recorded as ``ResultsMasked``; the ladder's cheapest step) and summarise only
                 when the context is still over the aim.
         """
+        from projections.compactor import compact_session
+        from projections.session.compaction import CompactionOptions
+
         options = CompactionOptions(
             keep_groups=keep_groups,
             target=target,
@@ -341,43 +349,6 @@ class Session(SessionReads):
                 span["summary_version"] = outcome.summary_version
         return outcome
 
-    async def propose_summary_facts(self, committed: SummaryCommitted) -> list[str]:
-        """Propose the committed summary's long-term facts for the session's user (if any)."""
-        if self.user_id is None:
-            return []
-        return await propose_summary_facts(
-            self.ledger.memory,
-            self.tenant_id,
-            self.user_id,
-            self.session_id,
-            await self.latest(),
-            committed.summary,
-            committed.summary_version,
-        )
-
-    async def propose_memory(
-        self,
-        *,
-        key: str,
-        value: str,
-        category: str,
-        source_ids: Sequence[str],
-        confidence: float,
-        user_id: str | None = None,
-        ttl_days: float | None = None,
-    ) -> RecordedEvent:
-        """Propose a long-term memory of the session's user, citing the messages (by id) it
-        comes from. Only a proposal: the promoter decides, from consent and the tenant policy.
-
-        Raises:
-            MemoryRequestError: no user, no sources, an unknown message id, or a bad field.
-        """
-        proposal = Proposal(key, value, category, list(source_ids), confidence, ttl_days)
-        user = user_id or self.user_id
-        return await propose_from_session(
-            self.ledger.memory, self.tenant_id, self.session_id, user, await self.latest(), proposal
-        )
-
     async def rollback(self, *, to_version: int | None = None, reason: str) -> RecordedEvent:
         """Move the summary head back (by default to the served summary's parent).
 
@@ -387,6 +358,8 @@ class Session(SessionReads):
         """
         if not isinstance(reason, str) or not reason.strip():
             raise MessageValidationError("rollback needs a reason")
+        from projections.session.rollback import rollback_target
+
         count = self.ledger.counter.count_text
         cut = await self._checked(self.all_messages)
         target, note = rollback_target(cut, to_version, reason, count)

@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Protocol, TypeVar
+from typing import TYPE_CHECKING, Protocol, TypeVar
 
 from eventstore import EventStore, RecordedEvent
 from projections.context.budget import Budget
@@ -16,9 +16,6 @@ from projections.context.formats import Format
 from projections.context.messages import Message, text_of
 from projections.context.tokens import TokenCounter
 from projections.projection import ReadModel
-from projections.recall.index import SEARCH_INDEX
-from projections.recall.rank import Hit
-from projections.recall.search import CANDIDATES, EXPAND, RecallOptions, find
 from projections.runner import ProjectionRunner, ReadModelRunner
 from projections.session.bodies import IndexMismatchError, fetch_bodies
 from projections.session.checks import check_groups, check_served
@@ -32,6 +29,12 @@ from projections.session.recall_block import Recall, RecallHit, RecallPlan, plan
 from projections.session.render import OverBudget, RenderedContext, fit_plan, render
 from projections.session.state import Cut, SessionState
 from projections.telemetry import conversation, operation
+
+# Recall's modules (the search index, its stemmer, BM25) are imported by the reads that search:
+# a plain render never loads them.
+if TYPE_CHECKING:
+    from projections.recall.rank import Hit
+    from projections.recall.search import RecallOptions
 
 __all__ = [
     "LedgerParts",
@@ -170,6 +173,8 @@ class SessionReads:
                         over_budget=over_budget,
                         repair=repairing,
                     )
+                from projections.recall.search import RecallOptions
+
                 options = recall if isinstance(recall, RecallOptions) else RecallOptions()
                 found = await self._recall(cut, options)
                 more = recall_needs(cut, found, {group for group, _ in plan.chosen})
@@ -239,17 +244,21 @@ class SessionReads:
         return Recall(query, found, options.share, options.neighbours)
 
     async def _find(
-        self, query: str, cut: Cut, *, limit: int = CANDIDATES, expand: bool = EXPAND
+        self, query: str, cut: Cut, *, limit: int | None = None, expand: bool | None = None
     ) -> list[Hit]:
-        """The recall index's hits for ``query`` in this session, as of the cut."""
+        """The recall index's hits for ``query`` in this session, as of the cut (``limit``
+        and ``expand``: recall's defaults when None)."""
+        from projections.recall.index import SEARCH_INDEX
+        from projections.recall.search import CANDIDATES, EXPAND, find
+
         return await find(
             self.ledger.read_model(SEARCH_INDEX),
             self.tenant_id,
             query,
             scopes=[self.stream_id],
             max_position=cut.position,
-            limit=limit,
-            expand=expand,
+            limit=CANDIDATES if limit is None else limit,
+            expand=EXPAND if expand is None else expand,
         )
 
     async def search(
@@ -300,6 +309,8 @@ class SessionReads:
         counted as the render counts it), leaving out the groups of the messages already
         ``served``: what a framework hook adds beside a context it rendered without recall
         (the Agents SDK session's ``recall_filter``). ``share`` only labels the block."""
+
+        from projections.recall.search import RecallOptions
 
         async def attempt() -> RecallPlan:
             cut = (await self.latest()).cut()

@@ -6,8 +6,6 @@ import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
-
 from projections.cli.common import stderr
 
 __all__ = ["task_progress"]
@@ -22,6 +20,9 @@ def task_progress(
     if not enabled or not sys.stderr.isatty():
         yield None
         return
+    # Imported only when a bar is drawn: piped and --json runs never load it.
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
     columns = (TextColumn(description), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn())
     with Progress(*columns, console=stderr, transient=True) as progress:
         task = progress.add_task(description, total=None)

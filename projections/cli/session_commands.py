@@ -7,7 +7,6 @@ from datetime import datetime
 from typing import IO, Any
 
 import click
-from rich.table import Table
 
 from projections.cli.budget_options import (
     budget_options,
@@ -28,15 +27,13 @@ from projections.cli.common import (
 )
 from projections.cli.params import COUNT, SESSION_HELP, TENANT_HELP
 from projections.cli.progress import task_progress
+from projections.cli.rows import print_rows
 from projections.context.budget import Budget
 from projections.context.formats import Format, to_messages
 from projections.context.messages import Message, text_of
 from projections.context.tokens import TiktokenCounter
 from projections.errors import MessageValidationError
-from projections.ingest import IngestReport, ingest
 from projections.ledger import Ledger
-from projections.recall.search import RecallOptions
-from projections.render import literal
 from projections.session.render import RenderedContext
 
 __all__ = ["context_limit_for", "show_unreadable"]
@@ -119,6 +116,8 @@ def ingest_command(
         messages = to_messages(fmt, read_payload(source, fmt))
     except MessageValidationError as error:
         raise click.UsageError(str(error)) from error
+
+    from projections.ingest import IngestReport, ingest  # the other commands never ingest
 
     async def action() -> IngestReport:
         async with open_store(context, create=True) as store:
@@ -247,6 +246,8 @@ def context_command(
         at_time = at_time.replace(tzinfo=UTC)
     recall: RecallOptions | bool = False
     if with_recall or query is not None:
+        from projections.recall.search import RecallOptions  # only a search loads recall
+
         recall = RecallOptions(query=query, share=recall_share)
 
     async def action() -> RenderedContext:
@@ -281,19 +282,16 @@ def context_command(
 
 def show_context(rendered: RenderedContext, budget: Budget) -> None:
     manifest = rendered.manifest
-    table = Table(title=f"next request (as of version {manifest.as_of_version})")
-    for column in ("id", "section", "role", "tokens", "content"):
-        table.add_column(column, overflow="fold")
-    rows = zip(rendered.messages, manifest.sections, manifest.message_tokens, strict=True)
+    rows = []
     masked = set(manifest.masked)
-    for message, section, tokens in rows:
+    shown_rows = zip(rendered.messages, manifest.sections, manifest.message_tokens, strict=True)
+    for message, section, tokens in shown_rows:
         shown = f"{section} (masked)" if message.id in masked else section
         if section == "recalled":
             shown = f"recalled ({len(manifest.recalled)} messages)"
-        table.add_row(
-            literal(message.id), shown, message.role, str(tokens), literal(_preview(message))
-        )
-    stdout.print(table)
+        rows.append((message.id, shown, message.role, str(tokens), _preview(message)))
+    title = f"next request (as of version {manifest.as_of_version})"
+    print_rows(stdout, title, ("id", "section", "role", "tokens", "content"), rows)
     used = manifest.tokens["total"]
     width = 40
     filled = min(width, round(width * used / budget.usable))

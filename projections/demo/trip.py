@@ -7,10 +7,11 @@ from __future__ import annotations
 from typing import Any
 
 from eventstore import EventStore
+from projections.compactor import CompactionOutcome
 from projections.context.budget import Budget
 from projections.demo.conversation import Turn, tool_call_arguments
 from projections.demo.narrator import Narrator, budget_bar
-from projections.ledger import CompactionOutcome, Ledger, Session
+from projections.ledger import Ledger, Session
 from projections.session.render import RenderedContext
 from projections.summaries.offline_v2 import summarize_v2
 from projections.summaries.schema_v2 import CompactionSummaryV2, FactV2

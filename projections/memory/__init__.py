@@ -3,14 +3,37 @@
 Only what the user allowed (a ``ConsentGranted`` whose scope covers it) or what the tenant's
 policy allows is promoted, by a separate process (:class:`Promoter`); everything promoted keeps
 its sources, confidence, expiry and basis, and can be retracted or forgotten. See docs/memory.md.
+
+The names below are imported on first use: a process that only registers the memory events
+(every ledger does) or reads a session does not load the promoter, the service and the
+sanitiser they bring.
 """
 
-from projections.memory.events import consent_stream, memory_stream
-from projections.memory.policy import MemoryPolicy
-from projections.memory.promoter import Promoter, PromotionReport
-from projections.memory.rules import Candidate, RecalledMemory
-from projections.memory.service import ForgetReceipt, LongTermMemory
-from projections.memory.state import UserMemory
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from projections.memory.events import consent_stream, memory_stream
+    from projections.memory.policy import MemoryPolicy
+    from projections.memory.promoter import Promoter, PromotionReport
+    from projections.memory.rules import Candidate, RecalledMemory
+    from projections.memory.service import ForgetReceipt, LongTermMemory
+    from projections.memory.state import UserMemory
+
+_EXPORTS = {
+    "Candidate": "projections.memory.rules",
+    "ForgetReceipt": "projections.memory.service",
+    "LongTermMemory": "projections.memory.service",
+    "MemoryPolicy": "projections.memory.policy",
+    "Promoter": "projections.memory.promoter",
+    "PromotionReport": "projections.memory.promoter",
+    "RecalledMemory": "projections.memory.rules",
+    "UserMemory": "projections.memory.state",
+    "consent_stream": "projections.memory.events",
+    "memory_stream": "projections.memory.events",
+}
 
 __all__ = [
     "Candidate",
@@ -24,3 +47,16 @@ __all__ = [
     "consent_stream",
     "memory_stream",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    module = _EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module 'projections.memory' has no attribute {name!r}")
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(__all__)

@@ -12,9 +12,8 @@
 from __future__ import annotations
 
 import re
-from functools import lru_cache
-
-import snowballstemmer
+from functools import cache, lru_cache
+from typing import Any
 
 from projections.text_caches import remembered
 
@@ -36,13 +35,21 @@ _STOP = frozenset(
 _CJK_STOP = frozenset(
     "的 了 是 在 和 也 就 都 而 及 与 着 或 一个 我们 你们 他们 这个 那个".split()  # noqa: SIM905
 )
-_STEMMER = snowballstemmer.stemmer("english")
+
+
+@cache
+def _stemmer() -> Any:
+    # Loaded on the first word stemmed: its import (about 60 ms) is most of what a read
+    # that never searches would pay for recall.
+    import snowballstemmer
+
+    return snowballstemmer.stemmer("english")
 
 
 @remembered  # words of a message are its text: an erasure empties this too
 @lru_cache(maxsize=65_536)
 def _stem(word: str) -> str:
-    return word if word.isdigit() else str(_STEMMER.stemWord(word))
+    return word if word.isdigit() else str(_stemmer().stemWord(word))
 
 
 def search_terms(text: str) -> list[str]:

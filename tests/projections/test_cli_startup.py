@@ -6,6 +6,7 @@ from __future__ import annotations
 import subprocess
 import sys
 from importlib.metadata import version
+from pathlib import Path
 
 from tests.projections.test_cli import SCRIPT, ctxledger
 
@@ -46,3 +47,34 @@ def test_version_after_another_option_still_works() -> None:
     result = ctxledger("--version", "--help")  # not the fast path: click answers
     assert result.returncode == 0, result.stderr
     assert result.stdout == f"ctxledger, version {version('ctxledger')}\n"
+
+
+def test_context_imports_no_sqlalchemy_and_nothing_it_does_not_run(tmp_path: Path) -> None:
+    # A read of a SQLite store: no SQLAlchemy (its SQL is compiled ahead of time), and none of
+    # compaction, erasure, ingest or the stemmer of search (imported by the verbs using them).
+    db = tmp_path / "ledger.db"
+    source = tmp_path / "m.jsonl"
+    source.write_text('{"id": "m1", "role": "user", "content": "hello there"}\n', "utf-8")
+    assert (
+        ctxledger("ingest", str(source), "--tenant", "t", "--session", "s", db=db).returncode == 0
+    )
+    argv = ["ctxledger", "--db", str(db), "context", "--tenant", "t", "--session", "s"]
+    code = f"import sys; sys.argv = {argv!r}; from projections.cli import main; main()"
+    result = subprocess.run(
+        [sys.executable, "-X", "importtime", "-c", code],
+        capture_output=True,
+        text=True,
+        check=False,
+        timeout=60,
+    )
+    assert result.returncode == 0, result.stderr
+    assert "hello there" in result.stdout
+    imported = {line.split("|")[-1].strip() for line in result.stderr.splitlines()}
+    for heavy in (
+        "sqlalchemy",
+        "snowballstemmer",
+        "projections.compactor",
+        "projections.ingest",
+        "projections.erasure",
+    ):
+        assert heavy not in imported, f"context imported {heavy}"
