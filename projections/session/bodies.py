@@ -22,7 +22,7 @@ from sys import getsizeof
 from typing import Protocol
 
 from eventstore import EventStore, RecordedEvent
-from eventstore.errors import LedgerError
+from eventstore.errors import EventValidationError, LedgerError
 from projections.context.messages import Message, text_of
 from projections.session.columns import TextColumn
 from projections.text_caches import remembered_object
@@ -199,18 +199,42 @@ async def fetch_bodies(
     rows: IndexRows,
     indexes: Iterable[int],
 ) -> dict[int, Message]:
-    """The bodies of messages ``indexes``, read from the log in contiguous ranges; each event
-    read must be the one the index names (its version, event id and hash; the message's id
-    and tokens), else :class:`IndexMismatchError`."""
+    """The bodies of messages ``indexes``, read from the log: runs of nearby messages as
+    ranges of the stream, the scattered rest (recall's candidates) by event id in one read;
+    each event read must be the one the index names (its stream, version, event id and hash;
+    the message's id and tokens), else :class:`IndexMismatchError`."""
     wanted = sorted(set(indexes))
     found: dict[int, Message] = {}
+    scattered: list[int] = []
     for first, last in _runs(wanted):
+        members = wanted[bisect_left(wanted, first) : bisect_right(wanted, last)]
+        if len(members) < _RANGE_AT_LEAST:
+            scattered += members
+            continue
         low, high = rows.message_versions[first], rows.message_versions[last]
         events = await store.read_stream(tenant_id, stream_id, from_version=low, to_version=high)
-        by_version = {event.version: event for event in events}
-        for index in wanted[bisect_left(wanted, first) : bisect_right(wanted, last)]:
-            found[index] = _checked_body(rows, index, by_version)
+        found.update(_checked_bodies(rows, members, events))
+    if scattered:
+        ids = [rows.message_event_ids[index] for index in scattered]
+        try:
+            read = await store.read_events(tenant_id, ids)
+        except EventValidationError as error:  # an index (a snapshot) naming a non-id
+            raise IndexMismatchError(f"the index names a malformed event id: {error}") from None
+        events = [event for event in read if event.stream_id == stream_id]
+        found.update(_checked_bodies(rows, scattered, events))
     return found
+
+
+# Each read is a hop to the database's worker thread (SQLite) or a round trip (PostgreSQL):
+# a recalled block's few dozen scattered groups cost one read together, not one each.
+_RANGE_AT_LEAST = 8
+
+
+def _checked_bodies(
+    rows: IndexRows, indexes: list[int], events: list[RecordedEvent]
+) -> dict[int, Message]:
+    by_version = {event.version: event for event in events}
+    return {index: _checked_body(rows, index, by_version) for index in indexes}
 
 
 def _runs(indexes: list[int], gap: int = 8) -> list[tuple[int, int]]:

@@ -92,6 +92,10 @@ class Statements:
     insert_document: Final = "INSERT INTO documents (tenant_id, name, key, scope, event_id, position, length, terms, data) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)"
     documents_by_key: Final = "SELECT key, scope, event_id, position, terms, data FROM documents WHERE tenant_id = ? AND name = ? AND key IN ({marks})"
     search: Final = "SELECT key, scope, event_id, position, terms, data FROM documents WHERE rowid IN (SELECT rowid FROM documents_fts WHERE documents_fts MATCH ?) AND tenant_id = ? AND name = ? AND position <= ? {scopes} ORDER BY position DESC LIMIT ?"
+    search_by_rows: Final = "SELECT key, scope, event_id, position, terms, data FROM documents WHERE rowid IN (SELECT rowid FROM documents_fts WHERE documents_fts MATCH ?) AND +tenant_id = ? AND +name = ? AND +position <= ? {scopes} ORDER BY position DESC LIMIT ?"
+    search_matches: Final = (
+        "SELECT count(*) FROM (SELECT 1 FROM documents_fts WHERE documents_fts MATCH ? LIMIT ?)"
+    )
     corpus: Final = "SELECT count(*), coalesce(sum(length), 0) FROM documents WHERE tenant_id = ? AND name = ? AND position <= ? {scopes}"
     frequency: Final = "SELECT count(*) FROM documents WHERE rowid IN (SELECT rowid FROM documents_fts WHERE documents_fts MATCH ?) AND tenant_id = ? AND name = ? AND position <= ? {scopes}"
     reset_documents: Final = "DELETE FROM documents WHERE tenant_id = ? AND name = ?"

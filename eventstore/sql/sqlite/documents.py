@@ -130,11 +130,20 @@ def search_documents(
     """Rows matching any term (through FTS5), the newest first (a pre-filter)."""
     if not terms or (scopes is not None and not scopes):
         return []
-    clause, scope_args = _scopes(scopes, alias="")
-    statement = statements().search.format(scopes=clause)
+    sql, match = statements(), _match(terms)
+    few = _BY_ROWS_UP_TO * limit
+    (matches,) = db.execute(sql.search_matches, (match, few + 1)).fetchone()
+    by_rows = matches <= few  # the same rows either way: only the plan differs
+    clause, scope_args = _scopes(scopes, alias="+" if by_rows else "")
+    statement = (sql.search_by_rows if by_rows else sql.search).format(scopes=clause)
     bound = _NO_LIMIT if max_position is None else max_position
-    rows = db.execute(statement, (_match(terms), tenant_id, name, bound, *scope_args, limit))
+    rows = db.execute(statement, (match, tenant_id, name, bound, *scope_args, limit))
     return [_document(row) for row in rows]
+
+
+# Up to this many matches per row asked for, a search looks its matches up by rowid; beyond,
+# it walks the scope's rows newest first (measured crossover: 2,000-3,000 matches for 500).
+_BY_ROWS_UP_TO = 4
 
 
 def document_stats(

@@ -1,0 +1,93 @@
+"""Bodies are read from the log, checked against the index: nearby messages as ranges of the
+stream, scattered ones (recall's candidates) by event id in one read; an index that names
+another event, or something that is not an event id, is a mismatch (the facade then rebuilds
+the session from the log), never served."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from eventstore import EventStore
+from projections.ledger import Ledger
+from projections.session.bodies import IndexMismatchError, IndexRows, fetch_bodies
+
+STREAM = "session/s"
+
+
+class CountingStore(EventStore):
+    """A store that counts its reads."""
+
+    reads: list[str]
+
+    async def read_stream(self, *args: Any, **kwargs: Any) -> Any:
+        self.reads.append("stream")
+        return await super().read_stream(*args, **kwargs)
+
+    async def read_events(self, *args: Any, **kwargs: Any) -> Any:
+        self.reads.append("events")
+        return await super().read_events(*args, **kwargs)
+
+
+@dataclass
+class SwappedIds:
+    """The index's rows with some event ids replaced (a forged snapshot, in effect)."""
+
+    rows: IndexRows
+    replaced: dict[int, str]
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.rows, name)
+
+    @property
+    def message_event_ids(self) -> Sequence[str]:
+        ids = list(self.rows.message_event_ids)
+        for index, event_id in self.replaced.items():
+            ids[index] = event_id
+        return ids
+
+
+async def _store(tmp_path: Path) -> tuple[CountingStore, IndexRows]:
+    store = CountingStore.open(tmp_path / "ledger.db")
+    assert isinstance(store, CountingStore)
+    store.reads = []
+    await store.initialize()
+    session = Ledger(store).session("acme", "s")
+    await session.append(
+        [{"id": f"m{i}", "role": "user", "content": f"turn {i}"} for i in range(200)]
+    )
+    return store, await session.latest()
+
+
+async def test_scattered_bodies_are_one_read_and_runs_are_ranges(tmp_path: Path) -> None:
+    store, rows = await _store(tmp_path)
+    try:
+        store.reads.clear()
+        scattered = [3, 40, 90, 150, 151, 199]
+        found = await fetch_bodies(store, "acme", STREAM, rows, scattered)
+        assert [found[i].id for i in scattered] == [f"m{i}" for i in scattered]
+        assert store.reads == ["events"]
+        store.reads.clear()
+        found = await fetch_bodies(store, "acme", STREAM, rows, range(100, 130))
+        assert sorted(found) == list(range(100, 130))
+        assert store.reads == ["stream"]
+    finally:
+        await store.close()
+
+
+@pytest.mark.parametrize("replacement", ["another event", "not an id"])
+async def test_an_index_naming_another_event_is_a_mismatch(
+    tmp_path: Path, replacement: str
+) -> None:
+    store, rows = await _store(tmp_path)
+    try:
+        other = rows.message_event_ids[41] if replacement == "another event" else "not-a-uuid"
+        forged = SwappedIds(rows, {40: other})
+        with pytest.raises(IndexMismatchError):
+            await fetch_bodies(store, "acme", STREAM, forged, [3, 40, 150])  # type: ignore[arg-type]
+    finally:
+        await store.close()
