@@ -86,10 +86,11 @@ def plan_groups(
     for index in range(group_count - keep_groups - 1, floor - 1, -1):
         if index in sections:
             continue
-        if total + size(index) > limit:
+        tokens = size(index)
+        if total + tokens > limit:
             break
         sections[index] = "window"
-        total += size(index)
+        total += tokens
     chosen = tuple((index, sections[index]) for index in sorted(sections))
     uncovered = group_count - floor - sum(1 for index in sections if index >= floor)
     return GroupPlan(total, limit, group_count - len(chosen), max(uncovered, 0), chosen)

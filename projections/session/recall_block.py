@@ -52,6 +52,19 @@ class Recall:
     hits: Sequence[RecallHit]
     share: float = 0.4
     neighbours: bool = True
+    # Every group's score as of a cut (its version and length): a render reads it twice, to
+    # fetch the candidates' bodies and to choose its block (a group's score does not depend on
+    # what else is served).
+    _scores: dict[tuple[int, int], dict[int, float]] = field(
+        default_factory=dict, compare=False, repr=False
+    )
+
+    def scores(self, cut: Cut) -> dict[int, float]:
+        """Each group's score as of ``cut``: its best hit's, or half a neighbouring hit's."""
+        key = (cut.version, cut.count)
+        if key not in self._scores:
+            self._scores[key] = _group_scores(cut, self)
+        return self._scores[key]
 
 
 @dataclass(frozen=True)
@@ -89,11 +102,11 @@ def plan_recall(
 def candidate_groups(cut: Cut, recall: Recall, taken: set[int]) -> list[tuple[int, float]]:
     """The best groups not ``taken``, with their scores, best first: the only groups a
     recalled block is chosen from (each is counted exactly, so their bodies are read)."""
-    scores = _group_scores(cut, recall, taken)
-    return sorted(scores.items(), key=lambda item: (-item[1], -item[0]))[:_CANDIDATE_GROUPS]
+    free = [(group, score) for group, score in recall.scores(cut).items() if group not in taken]
+    return sorted(free, key=lambda item: (-item[1], -item[0]))[:_CANDIDATE_GROUPS]
 
 
-def _group_scores(cut: Cut, recall: Recall, taken: set[int]) -> dict[int, float]:
+def _group_scores(cut: Cut, recall: Recall) -> dict[int, float]:
     state = cut.state
     scores: dict[int, float] = {}
     # Every hit is scored (a few hundred at most): a group's score is final whatever is
@@ -104,13 +117,11 @@ def _group_scores(cut: Cut, recall: Recall, taken: set[int]) -> dict[int, float]
         if index is None or index >= cut.count:
             continue  # erased since, or after the cut
         group = state.group_of(hit.message_id)
-        if group not in taken:
-            scores[group] = max(scores.get(group, 0.0), hit.score)
+        scores[group] = max(scores.get(group, 0.0), hit.score)
         if recall.neighbours:
             for neighbour in _other_party(cut, index):
-                if neighbour not in taken:
-                    weight = hit.score * _NEIGHBOUR_WEIGHT
-                    scores[neighbour] = max(scores.get(neighbour, 0.0), weight)
+                weight = hit.score * _NEIGHBOUR_WEIGHT
+                scores[neighbour] = max(scores.get(neighbour, 0.0), weight)
     return scores
 
 
