@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 from datetime import datetime
-from typing import IO, Any
+from typing import IO, TYPE_CHECKING, Any
 
 import click
 
@@ -35,6 +35,9 @@ from projections.context.tokens import TiktokenCounter
 from projections.errors import MessageValidationError
 from projections.ledger import Ledger
 from projections.session.render import RenderedContext
+
+if TYPE_CHECKING:  # imported by a context with --recall or --query only
+    from projections.recall.search import RecallOptions
 
 __all__ = ["context_limit_for", "show_unreadable"]
 
@@ -246,7 +249,7 @@ def context_command(
         at_time = at_time.replace(tzinfo=UTC)
     recall: RecallOptions | bool = False
     if with_recall or query is not None:
-        from projections.recall.search import RecallOptions  # only a search loads recall
+        from projections.recall.search import RecallOptions
 
         recall = RecallOptions(query=query, share=recall_share)
 

@@ -56,7 +56,7 @@ class Recall:
     # fetch the candidates' bodies and to choose its block (a group's score does not depend on
     # what else is served).
     _scores: dict[tuple[int, int], dict[int, float]] = field(
-        default_factory=dict, compare=False, repr=False
+        default_factory=dict, init=False, compare=False, repr=False
     )
 
     def scores(self, cut: Cut) -> dict[int, float]:
