@@ -82,8 +82,9 @@ def test_both_plans_find_the_same_rows(
     at: int | None,
 ) -> None:
     found = {}
-    for plan, up_to in (("walk", 0), ("by rows", 10_000)):
+    for plan, up_to, per_lookup in (("walk", 0, 10), ("by rows", 10_000, 0)):
         monkeypatch.setattr(documents, "_BY_ROWS_UP_TO", up_to)
+        monkeypatch.setattr(documents, "_WALK_PER_LOOKUP", per_lookup)
         found[plan] = asyncio.run(_search(store_path, terms, scopes, limit, at))
     assert found["walk"] == found["by rows"]
     assert len(found["walk"]) <= limit
