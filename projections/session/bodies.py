@@ -192,6 +192,11 @@ class IndexRows(Protocol):
     def ids(self) -> Sequence[str]: ...
 
 
+# Each read is a hop to the database's worker thread (SQLite) or a round trip (PostgreSQL):
+# a recalled block's few dozen scattered groups cost one read together, not one each.
+_RANGE_AT_LEAST = 8
+
+
 async def fetch_bodies(
     store: EventStore,
     tenant_id: str,
@@ -223,11 +228,6 @@ async def fetch_bodies(
         events = [event for event in read if event.stream_id == stream_id]
         found.update(_checked_bodies(rows, scattered, events))
     return found
-
-
-# Each read is a hop to the database's worker thread (SQLite) or a round trip (PostgreSQL):
-# a recalled block's few dozen scattered groups cost one read together, not one each.
-_RANGE_AT_LEAST = 8
 
 
 def _checked_bodies(

@@ -1,13 +1,12 @@
-"""Bodies are read from the log, checked against the index: nearby messages as ranges of the
-stream, scattered ones (recall's candidates) by event id in one read; an index that names
-another event, or something that is not an event id, is a mismatch (the facade then rebuilds
-the session from the log), never served."""
+"""Bodies are read from the log, checked against the index, on every backend: nearby messages
+as ranges of the stream, scattered ones (recall's candidates) by event id in one read; an index
+that names another event, or something that is not an event id, is a mismatch (the facade then
+rebuilds the session from the log), never served."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -51,8 +50,8 @@ class SwappedIds:
         return ids
 
 
-async def _store(tmp_path: Path) -> tuple[CountingStore, IndexRows]:
-    store = CountingStore.open(tmp_path / "ledger.db")
+async def _store(store_url: str) -> tuple[CountingStore, IndexRows]:
+    store = CountingStore.open(store_url)
     assert isinstance(store, CountingStore)
     store.reads = []
     await store.initialize()
@@ -63,8 +62,8 @@ async def _store(tmp_path: Path) -> tuple[CountingStore, IndexRows]:
     return store, await session.latest()
 
 
-async def test_scattered_bodies_are_one_read_and_runs_are_ranges(tmp_path: Path) -> None:
-    store, rows = await _store(tmp_path)
+async def test_scattered_bodies_are_one_read_and_runs_are_ranges(store_url: str) -> None:
+    store, rows = await _store(store_url)
     try:
         store.reads.clear()
         scattered = [3, 40, 90, 150, 151, 199]
@@ -81,9 +80,9 @@ async def test_scattered_bodies_are_one_read_and_runs_are_ranges(tmp_path: Path)
 
 @pytest.mark.parametrize("replacement", ["another event", "not an id"])
 async def test_an_index_naming_another_event_is_a_mismatch(
-    tmp_path: Path, replacement: str
+    store_url: str, replacement: str
 ) -> None:
-    store, rows = await _store(tmp_path)
+    store, rows = await _store(store_url)
     try:
         other = rows.message_event_ids[41] if replacement == "another event" else "not-a-uuid"
         forged = SwappedIds(rows, {40: other})

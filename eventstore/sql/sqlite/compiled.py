@@ -96,8 +96,6 @@ class Statements:
     search_matches: Final = (
         "SELECT count(*) FROM (SELECT 1 FROM documents_fts WHERE documents_fts MATCH ? LIMIT ?)"
     )
-    corpus: Final = "SELECT count(*), coalesce(sum(length), 0) FROM documents WHERE tenant_id = ? AND name = ? AND position <= ? {scopes}"
-    frequency: Final = "SELECT count(*) FROM documents WHERE rowid IN (SELECT rowid FROM documents_fts WHERE documents_fts MATCH ?) AND tenant_id = ? AND name = ? AND position <= ? {scopes}"
     reset_documents: Final = "DELETE FROM documents WHERE tenant_id = ? AND name = ?"
     reset_read_model: Final = "DELETE FROM read_models WHERE tenant_id = ? AND name = ?"
     drop_documents_of: Final = "DELETE FROM documents WHERE tenant_id = ? AND event_id = ?"

@@ -129,34 +129,15 @@ class CoreStatements:
         # once per row (80 ms instead of 5 ms for 4,000 matches). The newest rows come first:
         # an order that depends only on the rows within the bounds, so a search as of an
         # earlier position finds what it found then.
-        self.search = (
-            f"SELECT {columns} FROM documents WHERE rowid IN "
-            "(SELECT rowid FROM documents_fts WHERE documents_fts MATCH ?) "
-            "AND tenant_id = ? AND name = ? AND position <= ? "
-            "{scopes} ORDER BY position DESC LIMIT ?"
-        )
+        self.search = _search(columns, indexed=True)
         # When the terms match few rows, the same search driven by them: the unary "+" keeps
         # the planner off the scope and position indexes (which it walks for the ORDER BY,
         # testing each row of the scope against the matches: 20-27 ms for a 100k-message
         # session however rare the terms), so it looks the matching rows up by rowid and
         # sorts them (about 1 ms for 500 matches; the walk wins past a few thousand).
-        self.search_by_rows = (
-            f"SELECT {columns} FROM documents WHERE rowid IN "
-            "(SELECT rowid FROM documents_fts WHERE documents_fts MATCH ?) "
-            "AND +tenant_id = ? AND +name = ? AND +position <= ? "
-            "{scopes} ORDER BY position DESC LIMIT ?"
-        )
+        self.search_by_rows = _search(columns, indexed=False)
         self.search_matches = (
             "SELECT count(*) FROM (SELECT 1 FROM documents_fts WHERE documents_fts MATCH ? LIMIT ?)"
-        )
-        self.corpus = (
-            "SELECT count(*), coalesce(sum(length), 0) FROM documents "
-            "WHERE tenant_id = ? AND name = ? AND position <= ? {scopes}"
-        )
-        self.frequency = (
-            "SELECT count(*) FROM documents WHERE rowid IN "
-            "(SELECT rowid FROM documents_fts WHERE documents_fts MATCH ?) "
-            "AND tenant_id = ? AND name = ? AND position <= ? {scopes}"
         )
         self.reset_documents = "DELETE FROM documents WHERE tenant_id = ? AND name = ?"
         self.reset_read_model = "DELETE FROM read_models WHERE tenant_id = ? AND name = ?"
@@ -203,6 +184,18 @@ class CoreStatements:
         )
         self.reset_scope_stats = "DELETE FROM document_scopes WHERE tenant_id = ? AND name = ?"
         self.reset_term_stats = "DELETE FROM document_terms WHERE tenant_id = ? AND name = ?"
+
+
+def _search(columns: str, *, indexed: bool) -> str:
+    """The rows matching a query, newest first; ``indexed=False`` keeps the filter columns off
+    the indexes (SQLite's unary ``+``), and so does the ``{scopes}`` clause given to it."""
+    plus = "" if indexed else "+"
+    return (
+        f"SELECT {columns} FROM documents WHERE rowid IN "
+        "(SELECT rowid FROM documents_fts WHERE documents_fts MATCH ?) "
+        f"AND {plus}tenant_id = ? AND {plus}name = ? AND {plus}position <= ? "
+        "{scopes} ORDER BY position DESC LIMIT ?"
+    )
 
 
 def compiled_sql() -> dict[str, str]:
