@@ -53,6 +53,19 @@ class _Store(Protocol):
     def _wake(self, tenant_id: str) -> None: ...
 
 
+def _guarded(snapshot: Snapshot) -> SnapshotRecord:
+    fields = (
+        snapshot.tenant_id,
+        snapshot.name,
+        snapshot.stream_id,
+        snapshot.projection_version,
+        snapshot.version,
+        snapshot.position,
+        snapshot.state,
+    )
+    return SnapshotRecord(*fields, snapshot_hash(*fields))
+
+
 class DerivedVerbs:
     """Snapshots, the Merkle tree, checkpoints and verification of an event store."""
 
@@ -61,39 +74,52 @@ class DerivedVerbs:
     async def save_snapshot(self: _Store, snapshot: Snapshot) -> None:
         """Store a projection snapshot (replacing that projection's previous one for the
         stream), guarded by a hash bound to its tenant, name, stream, versions and position."""
-        validate_tenant(snapshot.tenant_id)
-        validate_stream(snapshot.stream_id, allow_reserved=True)
+        await DerivedVerbs.save_snapshots(self, [snapshot])
+
+    async def save_snapshots(self: _Store, snapshots: Sequence[Snapshot]) -> None:
+        """Store several snapshots of one tenant in one transaction, all or none (a
+        projection's head snapshot with the parts it names), each guarded as by
+        :meth:`save_snapshot`."""
+        tenants = {snapshot.tenant_id for snapshot in snapshots}
+        if len(tenants) > 1:
+            raise ValueError(f"snapshots of one tenant were expected, got {sorted(tenants)}")
+        for snapshot in snapshots:
+            validate_tenant(snapshot.tenant_id)
+            validate_stream(snapshot.stream_id, allow_reserved=True)
+        if not snapshots:
+            return
         await self.initialize()
-        fields = (
-            snapshot.tenant_id,
-            snapshot.name,
-            snapshot.stream_id,
-            snapshot.projection_version,
-            snapshot.version,
-            snapshot.position,
-            snapshot.state,
-        )
-        await self.recorder.save_snapshot(SnapshotRecord(*fields, snapshot_hash(*fields)))
+        await self.recorder.save_snapshots([_guarded(snapshot) for snapshot in snapshots])
 
     async def load_snapshot(
         self: _Store, tenant_id: str, name: str, stream_id: str
     ) -> Snapshot | None:
         """The latest snapshot of a projection for a stream; None when there is none or when
         its hash does not match (a damaged snapshot is never used: rebuild from the log)."""
+        found = await DerivedVerbs.load_snapshots(self, tenant_id, stream_id, [name])
+        return found.get(name)
+
+    async def load_snapshots(
+        self: _Store, tenant_id: str, stream_id: str, names: Sequence[str]
+    ) -> dict[str, Snapshot]:
+        """The snapshots of a stream with these names, by name, in one read: those that
+        exist and whose guard hash matches (a damaged one is left out, as if absent)."""
         validate_tenant(tenant_id)
         await self.initialize()
-        record = await self.recorder.load_snapshot(tenant_id, name, stream_id)
-        if record is None or snapshot_hash(*record[:7]) != record.state_hash:
-            return None
-        return Snapshot(
-            tenant_id=record.tenant_id,
-            name=record.name,
-            stream_id=record.stream_id,
-            projection_version=record.projection_version,
-            version=record.version,
-            position=record.position,
-            state=record.state,
-        )
+        records = await self.recorder.load_snapshots(tenant_id, stream_id, names)
+        return {
+            record.name: Snapshot(
+                tenant_id=record.tenant_id,
+                name=record.name,
+                stream_id=record.stream_id,
+                projection_version=record.projection_version,
+                version=record.version,
+                position=record.position,
+                state=record.state,
+            )
+            for record in records
+            if snapshot_hash(*record[:7]) == record.state_hash
+        }
 
     # -- Merkle tree and checkpoints ---------------------------------------------------------
 

@@ -193,14 +193,15 @@ class LogRecorder(Protocol):
 class SnapshotRecorder(Protocol):
     """Projection snapshots: derived state beside the log, never in it."""
 
-    async def save_snapshot(self, snapshot: SnapshotRecord) -> None:
-        """Store a projection snapshot, replacing the previous one of that projection/stream."""
+    async def save_snapshots(self, snapshots: Sequence[SnapshotRecord]) -> None:
+        """Store projection snapshots in one transaction (all or none), each replacing the
+        previous one of its name and stream."""
         ...
 
-    async def load_snapshot(
-        self, tenant_id: str, name: str, stream_id: str
-    ) -> SnapshotRecord | None:
-        """The latest snapshot of a projection for a stream, if any."""
+    async def load_snapshots(
+        self, tenant_id: str, stream_id: str, names: Sequence[str]
+    ) -> list[SnapshotRecord]:
+        """The stored snapshots of a stream with these names (those that exist, any order)."""
         ...
 
 

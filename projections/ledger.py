@@ -61,7 +61,9 @@ class Ledger:
         store: the event log.
         counter: the token counter (tiktoken's o200k_base, for gpt-4o, by default).
         snapshot_every: save a session snapshot when it has grown by this many events since
-            the last one, or by 1/32 of its length, whichever is more (0: never).
+            the last one (0: never): a new process opening the session folds at most this many
+            events after it. A save writes the snapshot's head and the parts of 1,024 events
+            completed since (about 100 kB each), whatever the session's length.
         cached_sessions: sessions whose states stay in memory (least recently used first out;
             rebuilt from their snapshot when used again).
         cached_bytes: and the memory their indexes may hold together (about 480 bytes a
@@ -76,7 +78,7 @@ class Ledger:
         store: EventStore,
         *,
         counter: TokenCounter | None = None,
-        snapshot_every: int = 1000,
+        snapshot_every: int = 100,
         cached_sessions: int = 256,
         cached_bytes: int | None = DEFAULT_INDEX_BYTES,
         body_cache_bytes: int = DEFAULT_BODY_BYTES,

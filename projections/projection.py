@@ -56,14 +56,31 @@ class Projection(Protocol[S]):
 
 
 class SnapshotCodec(Protocol[S]):
-    """A projection whose state can be saved as a snapshot (single-stream projections)."""
+    """A projection whose state can be saved as a snapshot (single-stream projections): a
+    *head*, and *parts* that each hold what ``part_versions`` stream versions added and never
+    change once cut (:mod:`projections.snapshot_parts`), so that saving a head costs what one
+    part costs, whatever the state's size. A codec with ``part_versions = 0`` keeps all of
+    its state in the head."""
 
-    def encode(self, state: S) -> bytes:
-        """The state as bytes."""
+    #: stream versions a part covers (0: no parts)
+    part_versions: int
+
+    def encode(self, state: S, digests: Sequence[bytes]) -> bytes:
+        """The head: what parts ``0 .. len(digests)`` (whose BLAKE3 digests these are) do
+        not hold."""
         ...
 
-    def decode(self, data: bytes, tenant_id: str, key: str) -> S:
-        """The state of ``key`` from :meth:`encode`'s bytes."""
+    def encode_part(self, state: S, part: int) -> bytes:
+        """Part ``part``: what versions ``(part·V, (part+1)·V]`` added."""
+        ...
+
+    def head_parts(self, data: bytes) -> list[bytes]:
+        """The digests of the parts a head names, in order."""
+        ...
+
+    def decode(self, data: bytes, parts: Sequence[bytes], tenant_id: str, key: str) -> S:
+        """The state of ``key`` from a head and the parts it names, in order (raises
+        ValueError, KeyError or TypeError when they do not make a state)."""
         ...
 
 

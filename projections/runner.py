@@ -22,10 +22,11 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Generic, TypeVar, cast
 
-from eventstore import EventStore, RecordedEvent, Snapshot
+from eventstore import EventStore, RecordedEvent
 from eventstore.loop_lock import LoopSafeLock
 from eventstore.records import ERASURE_STREAM
 from projections.projection import Projection, ReadModel, SnapshotCodec
+from projections.snapshot_parts import Slot, load_state, save_state
 from projections.text_caches import forget_texts
 
 __all__ = ["ProjectionRunner", "ReadModelRunner", "read_model_name"]
@@ -33,9 +34,9 @@ __all__ = ["ProjectionRunner", "ReadModelRunner", "read_model_name"]
 S = TypeVar("S")
 Until = Callable[[RecordedEvent], bool]
 _LOG_BATCH = 500
-# A snapshot is saved when the state has grown by snapshot_every events, or by this share of
-# its length, whichever is more: a cold open folds at most 1/32 of the history after the
-# snapshot, and saving (O(length) each time) costs O(32) per event, amortised.
+# Without parts, a snapshot is saved when the state has grown by snapshot_every events, or by
+# this share of its length, whichever is more: saving (O(length) each time) costs O(32) per
+# event, amortised.
 _TAIL_SHARE = 32
 _log = logging.getLogger("ctxledger.runner")
 
@@ -45,6 +46,7 @@ class _Entry(Generic[S]):
     state: S
     versions: dict[str, int] = field(default_factory=dict)  # stream -> last version folded
     snapshot_version: int = 0
+    part_digests: list[bytes] = field(default_factory=list)  # of the parts saved
 
 
 class ProjectionRunner(Generic[S]):
@@ -58,7 +60,9 @@ class ProjectionRunner(Generic[S]):
         cache_bytes: and the most memory they may hold together, as the states estimate it
             (``approx_bytes()``, when the projection's states have it; None: no bound).
         snapshot_every: save a snapshot when the state has grown by this many events since the
-            last one, or by 1/32 of its length, whichever is more (0: never).
+            last one (0: never): a cold open folds at most this many. With a codec that cuts
+            parts a save costs one part's worth at most; without, it also waits for the state
+            to grow by 1/32 of its length.
     """
 
     def __init__(
@@ -67,7 +71,7 @@ class ProjectionRunner(Generic[S]):
         projection: Projection[S],
         *,
         cache_size: int = 256,
-        snapshot_every: int = 1000,
+        snapshot_every: int = 100,
         cache_bytes: int | None = None,
     ) -> None:
         if cache_size < 1:
@@ -235,28 +239,22 @@ class ProjectionRunner(Generic[S]):
         return cast(SnapshotCodec[S], codec) if hasattr(codec, "decode") else None
 
     async def _start(self, tenant_id: str, key: str) -> _Entry[S]:
-        (stream,) = self.projection.streams(key)[:1] or ("",)
         codec = self._codec(key)
         distrusted = (tenant_id, key) in self._distrusted
-        snapshot = await self._usable_snapshot(tenant_id, stream) if codec else None
-        if codec is None or snapshot is None or distrusted:
+        loaded = None
+        if codec is not None and not distrusted:
+            loaded = await load_state(self.store, codec, self._slot(tenant_id, key))
+        if loaded is None:
             state = self.projection.initial(tenant_id, key)
             adopt = getattr(self.projection, "adopt", None)  # optional (SessionView's bodies)
             return _Entry(adopt(state, tenant_id, key) if adopt is not None else state)
-        state = codec.decode(snapshot.state, tenant_id, key)
-        return _Entry(state, {stream: snapshot.version}, snapshot.version)
+        (stream,) = self.projection.streams(key)
+        return _Entry(loaded.state, {stream: loaded.version}, loaded.version, loaded.digests)
 
-    async def _usable_snapshot(self, tenant_id: str, stream: str) -> Snapshot | None:
-        name = self.projection.name
-        snapshot = await self.store.load_snapshot(tenant_id, name, stream)
-        if snapshot is None or snapshot.projection_version != self.projection.version:
-            return None
-        at = await self.store.read_stream(
-            tenant_id, stream, from_version=snapshot.version, to_version=snapshot.version
-        )
-        if len(at) != 1 or at[0].position != snapshot.position:
-            return None  # the log was rebuilt or edited under it
-        return snapshot
+    def _slot(self, tenant_id: str, key: str) -> Slot:
+        (stream,) = self.projection.streams(key)
+        name, version = self.projection.name, self.projection.version
+        return Slot(tenant_id, name, version, stream, key)
 
     async def _catch_up(self, entry: _Entry[S], tenant_id: str, key: str) -> None:
         self._fold(entry, await self._events(tenant_id, key, entry.versions))
@@ -292,25 +290,19 @@ class ProjectionRunner(Generic[S]):
         codec = self._codec(key)
         if codec is None:
             return
-        (stream,) = self.projection.streams(key)
-        version = entry.versions.get(stream, 0)
+        slot = self._slot(tenant_id, key)
+        version = entry.versions.get(slot.stream, 0)
         last = entry.snapshot_version
         replace = (tenant_id, key) in self._distrusted  # the stored one disagreed with the log
-        if version - last < max(self.snapshot_every, last // _TAIL_SHARE) and not replace:
+        # Parts make a save cost O(part), so a head can follow every snapshot_every events;
+        # without them a save costs O(state), so it waits for the state to grow by a share.
+        gap = self.snapshot_every if codec.part_versions else last // _TAIL_SHARE
+        if version - last < max(self.snapshot_every, gap) and not replace:
             return
         self._distrusted.discard((tenant_id, key))
-        position = getattr(entry.state, "position", 0)
-        await self.store.save_snapshot(
-            Snapshot(
-                tenant_id=tenant_id,
-                name=self.projection.name,
-                stream_id=stream,
-                projection_version=self.projection.version,
-                version=version,
-                position=position,
-                state=codec.encode(entry.state),
-            )
-        )
+        at = (version, getattr(entry.state, "position", 0))
+        digests = [] if replace else entry.part_digests
+        entry.part_digests = await save_state(self.store, codec, slot, entry.state, at, digests)
         entry.snapshot_version = version
 
 

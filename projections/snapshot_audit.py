@@ -9,8 +9,9 @@ audit names the forged or damaged ones, so an operator learns that someone wrote
 from __future__ import annotations
 
 from eventstore import EventStore, VerificationFailure, VerificationReport
-from projections.session.codec import decode_state, state_digest
+from projections.session.codec import decode_state, head_parts, state_digest
 from projections.session.fold import SessionView
+from projections.snapshot_parts import part_name
 
 __all__ = ["audit_snapshots", "with_snapshot_audit"]
 
@@ -43,9 +44,10 @@ async def _snapshot_problem(
 ) -> tuple[int, str] | None:
     """``(version, verdict)`` of the stream's snapshot: "ok", "absent" or what is wrong;
     None when there is none of the current projection version."""
-    record = await store.recorder.load_snapshot(tenant_id, SessionView.name, stream_id)
-    if record is None:
+    records = await store.recorder.load_snapshots(tenant_id, stream_id, [SessionView.name])
+    if not records:
         return None
+    (record,) = records
     if record.projection_version != SessionView.version:
         return None  # an older projection's: never read, replaced at the next save
     snapshot = await store.load_snapshot(tenant_id, SessionView.name, stream_id)
@@ -56,9 +58,15 @@ async def _snapshot_problem(
         return snapshot.version, "snapshot: taken at a version the log does not hold"
     rebuilt = SessionView.fold(events)
     try:
-        held = decode_state(snapshot.state)
+        count = len(head_parts(snapshot.state))
+        names = [part_name(SessionView.name, part) for part in range(count)]
+        found = await store.load_snapshots(tenant_id, stream_id, names)
+        parts = [found[name].state for name in names if name in found]
+        if len(parts) < count:
+            return snapshot.version, f"snapshot: {count - len(parts)} of its {count} parts missing"
+        held = decode_state(snapshot.state, parts)
     except (ValueError, KeyError, TypeError) as error:
-        return snapshot.version, f"snapshot: does not decode ({type(error).__name__})"
+        return snapshot.version, f"snapshot: does not decode ({type(error).__name__}: {error})"
     if rebuilt.position != snapshot.position or state_digest(held) != state_digest(rebuilt):
         return snapshot.version, (
             "snapshot: differs from a rebuild of its projection from the log (forged or "

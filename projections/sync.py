@@ -92,7 +92,7 @@ class SyncLedger:
         url: str | os.PathLike[str] = "ctxledger.db",
         *,
         counter: TokenCounter | None = None,
-        snapshot_every: int = 1000,
+        snapshot_every: int = 100,
         cached_sessions: int = 256,
         cached_bytes: int | None = DEFAULT_INDEX_BYTES,
         body_cache_bytes: int = DEFAULT_BODY_BYTES,

@@ -166,13 +166,15 @@ class MemoryRecorder(MemoryReadModels):
 
     # -- snapshots and the Merkle tree ---------------------------------------------------------
 
-    async def save_snapshot(self, snapshot: SnapshotRecord) -> None:
-        self._snapshots[(snapshot.tenant_id, snapshot.name, snapshot.stream_id)] = snapshot
+    async def save_snapshots(self, snapshots: Sequence[SnapshotRecord]) -> None:
+        for snapshot in snapshots:
+            self._snapshots[(snapshot.tenant_id, snapshot.name, snapshot.stream_id)] = snapshot
 
-    async def load_snapshot(
-        self, tenant_id: str, name: str, stream_id: str
-    ) -> SnapshotRecord | None:
-        return self._snapshots.get((tenant_id, name, stream_id))
+    async def load_snapshots(
+        self, tenant_id: str, stream_id: str, names: Sequence[str]
+    ) -> list[SnapshotRecord]:
+        found = (self._snapshots.get((tenant_id, name, stream_id)) for name in dict.fromkeys(names))
+        return [snapshot for snapshot in found if snapshot is not None]
 
     async def merkle_nodes(
         self, tenant_id: str, algorithm: str, level: int, first: int, last: int

@@ -19,15 +19,17 @@ from __future__ import annotations
 from eventstore.testing.idempotency import IdempotencyContract
 from eventstore.testing.log import LogContract, message
 from eventstore.testing.read_models import ReadModelContract
+from eventstore.testing.snapshots import SnapshotContract
 
 __all__ = [
     "EventStoreContract",
     "IdempotencyContract",
     "LogContract",
     "ReadModelContract",
+    "SnapshotContract",
     "message",
 ]
 
 
-class EventStoreContract(LogContract, IdempotencyContract, ReadModelContract):
-    """The whole contract (the log's, idempotency's and the read models')."""
+class EventStoreContract(LogContract, IdempotencyContract, SnapshotContract, ReadModelContract):
+    """The whole contract (the log's, idempotency's, snapshots' and the read models')."""

@@ -19,9 +19,8 @@ from eventstore.errors import (
     LogMovedError,
     PayloadTooLargeError,
 )
-from eventstore.events import NewEvent, RecordedEvent, Snapshot
+from eventstore.events import NewEvent, RecordedEvent
 from eventstore.hashing import genesis_hash
-from eventstore.records import SnapshotRecord
 from eventstore.store import EventStore
 
 __all__ = ["LogContract", "StoreFixture", "content", "message"]
@@ -337,47 +336,3 @@ class LogContract(StoreFixture):
         assert event.data == data
         assert event.actor == "用户"
         assert (await store.verify("租户")).ok
-
-    async def test_snapshots(self, store: EventStore) -> None:
-        assert await store.load_snapshot("acme", "view", "s") is None
-        first = Snapshot(
-            tenant_id="acme",
-            name="view",
-            stream_id="s",
-            projection_version=1,
-            version=3,
-            position=7,
-            state=b'{"n": 3}',
-        )
-        await store.save_snapshot(first)
-        assert await store.load_snapshot("acme", "view", "s") == first
-        newer = first.model_copy(update={"version": 5, "position": 9, "state": b'{"n": 5}'})
-        await store.save_snapshot(newer)
-        assert await store.load_snapshot("acme", "view", "s") == newer  # replaced
-        assert await store.load_snapshot("globex", "view", "s") is None  # per tenant
-        # A damaged or misplaced snapshot is never used.
-        stored = await store.recorder.load_snapshot("acme", "view", "s")
-        assert stored is not None
-        await store.recorder.save_snapshot(stored._replace(state=b'{"n": 6}'))
-        assert await store.load_snapshot("acme", "view", "s") is None
-        moved = SnapshotRecord("acme", "view", "t", *stored[3:])
-        await store.recorder.save_snapshot(moved)
-        assert await store.load_snapshot("acme", "view", "t") is None
-
-    async def test_erasure_drops_snapshots_of_the_stream(self, store: EventStore) -> None:
-        (event,) = await store.append("acme", "session/1", [message("my phone is 123")])
-        for stream in ("session/1", "session/2"):
-            await store.save_snapshot(
-                Snapshot(
-                    tenant_id="acme",
-                    name="view",
-                    stream_id=stream,
-                    projection_version=1,
-                    version=1,
-                    position=1,
-                    state=b"copy of: my phone is 123",
-                )
-            )
-        await store.erase("acme", [event.event_id], reason="GDPR", requested_by="dpo")
-        assert await store.load_snapshot("acme", "view", "session/1") is None
-        assert await store.load_snapshot("acme", "view", "session/2") is not None

@@ -67,6 +67,10 @@ class Grouper:
     _open_call: str | None = None  # the id of the assistant message with open calls
     _waiting: list[str] = field(default_factory=list)
     _seen_calls: MutableSet[str] = field(default_factory=set)
+    #: the call ids seen, in the order first seen, and the index of the message of each (a
+    #: snapshot stores them as columns that only grow)
+    seen_order: list[str] = field(default_factory=list)
+    seen_at: list[int] = field(default_factory=list)
 
     def add(self, message: Message) -> None:
         """Place the next message in a group."""
@@ -102,6 +106,9 @@ class Grouper:
                             f"call id {call.id} of message {message.id} repeats an earlier call",
                         )
                     )
+                else:
+                    self.seen_order.append(call.id)
+                    self.seen_at.append(index)
                 self._seen_calls.add(call.id)
             self._open_call = message.id
             self._waiting = [call.id for call in message.tool_calls]
@@ -142,27 +149,30 @@ class Grouper:
             probe.add(message)
         return probe.issues
 
-    def to_dict(self) -> dict[str, Any]:
-        """The grouper as JSON-ready data."""
-        return {
-            "starts": self.starts,
-            "issues": [issue.as_dict() for issue in self.issues],
-            "count": self.count,
-            "open_call": self._open_call,
-            "waiting": self._waiting,
-            "seen_calls": sorted(self._seen_calls),
-        }
+    def open_state(self) -> dict[str, Any]:
+        """What may still change as messages arrive (the open call and its waiting results),
+        with the message count, as JSON-ready data; the rest only grows."""
+        return {"count": self.count, "open_call": self._open_call, "waiting": self._waiting}
 
     @classmethod
-    def from_dict(cls, raw: Mapping[str, Any]) -> Grouper:
-        """A grouper saved by :meth:`to_dict`."""
+    def restore(
+        cls,
+        open_state: Mapping[str, Any],
+        starts: list[int],
+        issues: list[ProtocolIssue],
+        seen_order: list[str],
+        seen_at: list[int],
+    ) -> Grouper:
+        """A grouper from :meth:`open_state` and the columns that only grow."""
         return cls(
-            starts=list(raw["starts"]),
-            issues=[ProtocolIssue(**issue) for issue in raw["issues"]],
-            count=raw["count"],
-            _open_call=raw["open_call"],
-            _waiting=list(raw["waiting"]),
-            _seen_calls=set(raw["seen_calls"]),
+            starts=starts,
+            issues=issues,
+            count=open_state["count"],
+            _open_call=open_state["open_call"],
+            _waiting=list(open_state["waiting"]),
+            _seen_calls=set(seen_order),
+            seen_order=seen_order,
+            seen_at=seen_at,
         )
 
     def bounds(self, group: int) -> tuple[int, int]:

@@ -1,13 +1,21 @@
-"""A session state as JSON and back: the one serialisation of :class:`SessionState`, used by
-snapshots (bytes) and by the digest that proves a rebuild equals incremental folding.
+"""A session state as snapshot bytes and back: the one serialisation of :class:`SessionState`,
+used by snapshots and by the digest that proves a rebuild equals incremental folding.
 
 The index only: ids, versions, event hashes, tokens, groups, pins, masks, the summary chain —
 never a message body, which stays in the log (:mod:`projections.session.bodies`).
-Pure: no I/O."""
+
+A snapshot is a *head* and the *parts* it names. Part ``k`` holds the rows of every column
+(:mod:`projections.session.segments`) added by versions ``(k·V, (k+1)·V]``: once cut it never
+changes, so it is saved once. The head holds what may still change (pins, the summary chain,
+erasures, the open tool call) and the rows after its last part, with the BLAKE3 digest of
+each part. Saving a head costs O(V), whatever the session's length; opening reads every part
+as a copy of packed bytes. Pure: no I/O.
+"""
 
 from __future__ import annotations
 
 import base64
+from collections.abc import Sequence
 from typing import Any
 
 import orjson
@@ -16,165 +24,112 @@ from blake3 import blake3
 from eventstore.encoding import canonical_json
 from projections.context.grouping import Grouper
 from projections.session.bodies import Bodies, HeldBodies
-from projections.session.columns import (
-    EncodingColumn,
-    HashColumn,
-    IdColumn,
-    packed_bytes,
-    unpacked,
+from projections.session.columns import EncodingColumn, HashColumn, IdColumn, IdIndex
+from projections.session.segments import (
+    ROLES,
+    Marks,
+    decode_slices,
+    encode_slice,
+    end_marks,
+    marks_at,
+    split_slice,
 )
-from projections.session.state import Mask, SessionState, Unreadable
+from projections.session.state import SessionState
 from projections.summaries.chain import SummaryChain
 
 __all__ = [
     "decode_state",
+    "encode_part",
     "encode_state",
+    "head_parts",
     "snapshot_from_dict",
     "snapshot_to_dict",
     "state_digest",
     "state_to_dict",
 ]
 
-# Roles as one character each: one short string for the whole column, decoded into the same
-# five shared strings (100,000 messages: one 100 kB string, not 100,000 objects).
-_ROLE_CODES = {"system": "s", "developer": "d", "user": "u", "assistant": "a", "tool": "t"}
-_ROLES = {code: role for role, code in _ROLE_CODES.items()}
-
-
-# The packed columns, in the order a snapshot stores them after its header.
-_COLUMNS = (
-    "tokens",
-    "message_versions",
-    "message_hashes",
-    "event_positions",
-    "event_times",
-    "message_event_ids",
-    "encoding_codes",
-)
-_MAGIC = b"ctxledger-index/1\n"
+_MAGIC = b"ctxledger-index/2\n"
+_PART_MAGIC = b"ctxledger-index-part/2\n"
+_LISTS = ("ids", "issues", "pin_log", "unreadable", "masks", "seen_calls")
 
 
 def _fields(state: SessionState) -> dict[str, Any]:
-    """Everything but the packed columns, as JSON-ready data."""
+    """What may still change, as JSON-ready data."""
     return {
-        "ids": state.ids,
-        "roles": "".join(_ROLE_CODES[role] for role in state.roles),
-        "encoding_names": state.encodings.names,
-        "pinned": sorted(state.pinned),
-        "grouper": state.grouper.to_dict(),
-        "group_tokens": state.group_tokens,
-        "prefix_end": state.prefix_end,
         "version": state.version,
         "position": state.position,
         "model_calls": state.model_calls,
-        "issue_counts": state.issue_counts,
-        "pin_log": [[at, pin, list(ids)] for at, pin, ids in state.pin_log],
-        "model_call_versions": state.model_call_versions,
-        "chain": state.chain.to_dict(),
-        "unreadable": [u.as_dict() for u in state.unreadable],
+        "prefix_end": state.prefix_end,
+        "pinned": sorted(state.pinned),
         "erased": sorted(state.erased),
-        "masks": [mask.as_dict() for mask in state.masks.values()],
+        "chain": state.chain.to_dict(),
+        "encoding_names": state.encodings.names,
+        "grouper": state.grouper.open_state(),
     }
 
 
-def _columns(state: SessionState) -> dict[str, bytes]:
-    """The packed columns as little-endian bytes."""
-    return {
-        "tokens": packed_bytes(state.tokens.counts),
-        "message_versions": packed_bytes(state.message_versions),
-        "message_hashes": state.message_hashes.to_bytes(),
-        "event_positions": packed_bytes(state.event_positions),
-        "event_times": packed_bytes(state.event_times),
-        "message_event_ids": state.message_event_ids.to_bytes(),
-        "encoding_codes": packed_bytes(state.encodings.codes),
-    }
+def encode_state(state: SessionState, digests: Sequence[bytes] = (), every: int = 0) -> bytes:
+    """A head: a line naming the format, the length of a JSON header, the header (with the
+    digests of parts ``0 .. len(digests)`` of ``every`` versions each), then the rows after
+    the last part (all of them when there are none)."""
+    start = marks_at(state, len(digests) * every)
+    fields = {**_fields(state), "parts": [d.hex() for d in digests], "part_versions": every}
+    return _assemble(fields, encode_slice(state, start, end_marks(state)))
 
 
-def state_to_dict(state: SessionState) -> dict[str, Any]:
-    """Everything the state holds, as JSON-ready data (each packed column as base64 text)."""
-    columns = {
-        name: base64.b64encode(data).decode("ascii") for name, data in _columns(state).items()
-    }
-    return {**_fields(state), **columns}
+def encode_part(state: SessionState, part: int, every: int) -> bytes:
+    """Part ``part``: the rows added by versions ``(part·every, (part+1)·every]``."""
+    first, end = marks_at(state, part * every), marks_at(state, (part + 1) * every)
+    return _PART_MAGIC + encode_slice(state, first, end)
 
 
-def encode_state(state: SessionState) -> bytes:
-    """The state as snapshot bytes: a line naming the format, the length of a JSON header,
-    the header, then each packed column's bytes (decoding them is a copy, not base64)."""
-    return _assemble(_fields(state), _columns(state))
+def head_parts(data: bytes) -> list[bytes]:
+    """The digests of the parts a head names, in order."""
+    fields, _ = _split(data)
+    return [bytes.fromhex(d) for d in fields["parts"]]
 
 
-def snapshot_to_dict(data: bytes) -> dict[str, Any]:
-    """Snapshot bytes as :func:`state_to_dict` shows them (for audits, and for tests that
-    edit a snapshot as an attacker would)."""
-    fields, columns = _split(data)
-    return {**fields, **{n: base64.b64encode(c).decode("ascii") for n, c in columns.items()}}
+def _assemble(fields: dict[str, Any], rows: bytes) -> bytes:
+    header = orjson.dumps(fields)
+    return b"".join([_MAGIC, len(header).to_bytes(8, "little"), header, rows])
 
 
-def snapshot_from_dict(raw: dict[str, Any]) -> bytes:
-    """Snapshot bytes from data in the form :func:`snapshot_to_dict` gives."""
-    columns = {name: base64.b64decode(raw[name]) for name in _COLUMNS}
-    return _assemble({k: v for k, v in raw.items() if k not in columns}, columns)
-
-
-def _assemble(fields: dict[str, Any], columns: dict[str, bytes]) -> bytes:
-    header = orjson.dumps({**fields, "columns": {name: len(columns[name]) for name in _COLUMNS}})
-    body = [columns[name] for name in _COLUMNS]
-    return b"".join([_MAGIC, len(header).to_bytes(8, "little"), header, *body])
-
-
-def _split(data: bytes) -> tuple[dict[str, Any], dict[str, bytes]]:
-    """A snapshot's header fields and its columns' bytes."""
+def _split(data: bytes) -> tuple[dict[str, Any], memoryview]:
+    """A head's fields and its rows' slice."""
     if not data.startswith(_MAGIC):
         raise ValueError("not a session index snapshot (its first line differs)")
     at = len(_MAGIC)
     size = int.from_bytes(data[at : at + 8], "little")
     fields: dict[str, Any] = orjson.loads(data[at + 8 : at + 8 + size])
-    at += 8 + size
-    view, columns = memoryview(data), {}
-    for name in _COLUMNS:
-        length = fields["columns"][name]
-        columns[name] = bytes(view[at : at + length])
-        at += length
-    if at != len(data):
-        raise ValueError(f"a session index snapshot of {len(data)} bytes holds {at}")
-    del fields["columns"]
-    return fields, columns
+    return fields, memoryview(data)[at + 8 + size :]
 
 
-def decode_state(data: bytes, bodies: Bodies | None = None) -> SessionState:
-    """A state saved by :func:`encode_state`, its bodies to come from ``bodies`` (default:
-    none held; a caller reads them from the log)."""
-    raw, columns = _split(data)
-    ids: list[str] = raw["ids"]
-    state = SessionState(
-        ids=ids,
-        roles=list(map(_ROLES.__getitem__, raw["roles"])),
-        bodies=bodies if bodies is not None else HeldBodies(),
-        token_counts=unpacked("q", columns["tokens"]),
-        encodings=EncodingColumn(raw["encoding_names"], unpacked("H", columns["encoding_codes"])),
-        index_of=dict(zip(ids, range(len(ids)), strict=True)),
-        pinned=set(raw["pinned"]),
-        grouper=Grouper.from_dict(raw["grouper"]),
-        group_tokens=raw["group_tokens"],
-        prefix_end=raw["prefix_end"],
-        version=raw["version"],
-        position=raw["position"],
-        model_calls=raw["model_calls"],
-        message_versions=unpacked("q", columns["message_versions"]),
-        message_hashes=HashColumn(columns["message_hashes"]),
-        issue_counts=raw["issue_counts"],
-        pin_log=[(at, pin, tuple(ids)) for at, pin, ids in raw["pin_log"]],
-        event_positions=unpacked("q", columns["event_positions"]),
-        event_times=unpacked("q", columns["event_times"]),
-        model_call_versions=raw["model_call_versions"],
-        chain=SummaryChain.from_dict(raw["chain"]),
-        unreadable=[Unreadable(**u) for u in raw["unreadable"]],
-        erased=set(raw["erased"]),
-        message_event_ids=IdColumn(columns["message_event_ids"]),
-    )
-    for mask in raw["masks"]:
-        state.add_mask(Mask(**mask))
+def _part_rows(part: bytes, index: int, digest: bytes) -> memoryview:
+    if not part.startswith(_PART_MAGIC):
+        raise ValueError(f"part {index} is not a session index part (its first line differs)")
+    if blake3(part).digest() != digest:
+        raise ValueError(f"part {index} differs from the digest its head names")
+    return memoryview(part)[len(_PART_MAGIC) :]
+
+
+def decode_state(
+    data: bytes, parts: Sequence[bytes] = (), bodies: Bodies | None = None, every: int = 0
+) -> SessionState:
+    """A state saved as a head (:func:`encode_state`) and the parts it names, in order, its
+    bodies to come from ``bodies`` (default: none held; a caller reads them from the log).
+    Raises ValueError when a part is missing or differs from its digest, or (``every``
+    given) when the parts were cut every other number of versions (a later save could not
+    add to them)."""
+    fields, rows = _split(data)
+    digests = [bytes.fromhex(d) for d in fields["parts"]]
+    if len(parts) != len(digests):
+        raise ValueError(f"the head names {len(digests)} parts, {len(parts)} were given")
+    if every and digests and fields["part_versions"] != every:
+        raise ValueError(f"parts of {fields['part_versions']} versions, not {every}")
+    slices = [_part_rows(p, i, d) for i, (p, d) in enumerate(zip(parts, digests, strict=True))]
+    columns = decode_slices([*slices, rows])
+    state = _state(fields, columns, bodies if bodies is not None else HeldBodies())
+    _check_lengths(state)
     # Nothing a snapshot says is served unchecked: its summaries and masks are derived again
     # from their events before first use; message bodies are not in it at all.
     commits = {state.chain.committed_at(version) for version in state.chain.committed}
@@ -184,6 +139,106 @@ def decode_state(data: bytes, bodies: Bodies | None = None) -> SessionState:
     return state
 
 
+def _state(fields: dict[str, Any], columns: dict[str, Any], bodies: Bodies) -> SessionState:
+    ids: list[str] = columns["ids"]
+    state = SessionState(
+        ids=ids,
+        roles=list(map(ROLES.__getitem__, columns["roles"].decode("ascii"))),
+        bodies=bodies,
+        token_counts=columns["tokens"],
+        encodings=EncodingColumn(fields["encoding_names"], columns["encoding_codes"]),
+        index_of=IdIndex(ids),
+        pinned=set(fields["pinned"]),
+        grouper=Grouper.restore(
+            fields["grouper"],
+            columns["starts"].tolist(),
+            columns["issues"],
+            columns["seen_calls"],
+            columns["seen_at"].tolist(),
+        ),
+        group_tokens=columns["group_tokens"].tolist(),
+        prefix_end=fields["prefix_end"],
+        version=fields["version"],
+        position=fields["position"],
+        model_calls=fields["model_calls"],
+        message_versions=columns["message_versions"],
+        message_hashes=HashColumn(columns["message_hashes"]),
+        issue_counts=columns["issue_counts"].tolist(),
+        pin_log=columns["pin_log"],
+        event_positions=columns["event_positions"],
+        event_times=columns["event_times"],
+        model_call_versions=columns["model_call_versions"].tolist(),
+        chain=SummaryChain.from_dict(fields["chain"]),
+        unreadable=columns["unreadable"],
+        erased=set(fields["erased"]),
+        message_event_ids=IdColumn(columns["message_event_ids"]),
+    )
+    for mask in columns["masks"]:
+        state.add_mask(mask)
+    return state
+
+
+def _check_lengths(state: SessionState) -> None:
+    """Columns that must be as long as each other are (a forged or damaged snapshot may not
+    be: then it is not used)."""
+    messages = {
+        "ids": len(state.ids),
+        "roles": len(state.roles),
+        "tokens": len(state.tokens.counts),
+        "versions": len(state.message_versions),
+        "hashes": len(state.message_hashes),
+        "event ids": len(state.message_event_ids),
+        "tokenizers": len(state.encodings),
+        "grouped": state.grouper.count,
+    }
+    events = {"positions": len(state.event_positions), "times": len(state.event_times)}
+    groups = {"starts": len(state.grouper.starts), "group sizes": len(state.group_tokens)}
+    for kind, counts, expected in (
+        ("messages", messages, len(state.ids)),
+        ("events", events, state.version),
+        ("groups", groups, len(state.grouper.starts)),
+    ):
+        if any(count != expected for count in counts.values()):
+            raise ValueError(f"the snapshot's columns of {kind} differ in length: {counts}")
+
+
+def _as_data(columns: dict[str, memoryview]) -> dict[str, Any]:
+    """Columns as JSON-ready data: lists of rows as they are, packed bytes as base64."""
+    return {
+        name: orjson.loads(data) if name in _LISTS else base64.b64encode(data).decode("ascii")
+        for name, data in columns.items()
+    }
+
+
+def state_to_dict(state: SessionState) -> dict[str, Any]:
+    """Everything the state holds, as JSON-ready data (packed columns as base64 text)."""
+    rows = split_slice(encode_slice(state, _ZERO, end_marks(state)))
+    return {**_fields(state), **_as_data(rows)}
+
+
+def snapshot_to_dict(data: bytes) -> dict[str, Any]:
+    """A head as :func:`state_to_dict` shows a state, with the parts it names (for audits,
+    and for tests that edit a snapshot as an attacker would)."""
+    fields, rows = _split(data)
+    return {**fields, **_as_data(split_slice(rows))}
+
+
+def snapshot_from_dict(raw: dict[str, Any]) -> bytes:
+    """Head bytes from data in the form :func:`snapshot_to_dict` gives."""
+    fields = {k: v for k, v in raw.items() if k not in _ROW_NAMES}
+    columns = {
+        name: orjson.dumps(raw[name]) if name in _LISTS else base64.b64decode(raw[name])
+        for name in _ROW_NAMES
+    }
+    header = orjson.dumps({name: len(data) for name, data in columns.items()})
+    rows = b"".join([len(header).to_bytes(8, "little"), header, *columns.values()])
+    return _assemble(fields, rows)
+
+
 def state_digest(state: SessionState) -> str:
     """A hash of everything the state holds: equal states, equal digests."""
     return blake3(canonical_json(state_to_dict(state))).hexdigest()
+
+
+_ZERO = Marks(0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
+_ROW_NAMES = tuple(split_slice(encode_slice(SessionState(), _ZERO, _ZERO)))

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import sys
 from array import array
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping, MutableMapping
 from datetime import UTC, datetime, timedelta
 from typing import Protocol
 from uuid import UUID
@@ -19,6 +19,7 @@ __all__ = [
     "EncodingColumn",
     "HashColumn",
     "IdColumn",
+    "IdIndex",
     "TextColumn",
     "TokenColumn",
     "microseconds",
@@ -95,6 +96,10 @@ class _Packed:
             raise IndexError(f"index {index} out of a column of {len(self)}")
         start = (index % len(self)) * self.width
         return bytes(self._data[start : start + self.width])
+
+    def rows_bytes(self, first: int, end: int) -> bytes:
+        """The packed bytes of values ``[first, end)``."""
+        return bytes(self._data[first * self.width : end * self.width])
 
     def append_raw(self, value: bytes) -> None:
         """Append a value given as its packed bytes."""
@@ -202,3 +207,39 @@ class EncodingColumn:
         """The names used by these rows (default: all), without the unknown ``""``."""
         codes = set(self.codes) if indexes is None else {self.codes[i] for i in indexes}
         return {self.names[code] for code in codes} - {""}
+
+
+class IdIndex(MutableMapping[str, int]):
+    """Message ids to their rows, built from the ids on first use: a process that opens a
+    session and renders it looks no message up by id, and building the ``dict`` is about
+    a third of decoding a 100,000-message index."""
+
+    def __init__(self, ids: list[str]) -> None:
+        self._ids = ids
+        self._rows: dict[str, int] | None = None
+
+    def _built(self) -> dict[str, int]:
+        if self._rows is None:
+            self._rows = dict(zip(self._ids, range(len(self._ids)), strict=True))
+        return self._rows
+
+    def __getitem__(self, message_id: str) -> int:
+        return self._built()[message_id]
+
+    def __contains__(self, message_id: object) -> bool:
+        return message_id in self._built()
+
+    def get(self, message_id: str, default: int | None = None) -> int | None:  # type: ignore[override]
+        return self._built().get(message_id, default)
+
+    def __setitem__(self, message_id: str, row: int) -> None:
+        self._built()[message_id] = row
+
+    def __delitem__(self, message_id: str) -> None:
+        del self._built()[message_id]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._built())
+
+    def __len__(self) -> int:
+        return len(self._built())

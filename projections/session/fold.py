@@ -13,14 +13,14 @@ covered the message, whose erased ``SummaryCommitted`` keeps its place in the ch
 from __future__ import annotations
 
 from bisect import bisect_right
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
 from pydantic import ValidationError
 
 from eventstore import RecordedEvent
 from projections.session.bodies import ERASED, BodyCache, CachedBodies, erased_message
-from projections.session.codec import decode_state, encode_state
+from projections.session.codec import decode_state, encode_part, encode_state, head_parts
 from projections.session.columns import microseconds
 from projections.session.events import (
     SESSION_EVENTS,
@@ -175,11 +175,15 @@ class SessionView:
     #: 5: an index over the log: no message bodies in the state or its snapshots.
     #: 6: the index's columns packed (hashes, event ids, versions, positions, times, tokens).
     #: 7: tokenizers as a column of codes, not a dict of message ids.
-    version = 7
+    #: 8: snapshots as a head and immutable parts; call ids seen kept in order.
+    version = 8
 
-    def __init__(self, bodies: BodyCache | None = None) -> None:
+    def __init__(self, bodies: BodyCache | None = None, part_versions: int = 1024) -> None:
         #: Where the runner's states keep bodies (None: each state holds its own).
         self.bodies = bodies
+        #: Stream versions a snapshot part covers (a part of the benchmark conversation's
+        #: 1,024 events: about 100 kB).
+        self.part_versions = part_versions
 
     @staticmethod
     def streams(session_id: str) -> list[str]:
@@ -231,14 +235,25 @@ class SessionView:
             state = cls.apply(state, event)
         return state
 
-    @staticmethod
-    def encode(state: SessionState) -> bytes:
-        """Snapshot bytes of a state."""
-        return encode_state(state)
+    def encode(self, state: SessionState, digests: Sequence[bytes] = ()) -> bytes:
+        """A snapshot head of a state, naming the parts whose digests these are."""
+        return encode_state(state, digests, self.part_versions)
 
-    def decode(self, data: bytes, tenant_id: str, session_id: str) -> SessionState:
-        """A state from snapshot bytes (its bodies to be read from the log)."""
-        return self.adopt(decode_state(data), tenant_id, session_id)
+    def encode_part(self, state: SessionState, part: int) -> bytes:
+        """Snapshot part ``part`` of a state."""
+        return encode_part(state, part, self.part_versions)
+
+    @staticmethod
+    def head_parts(data: bytes) -> list[bytes]:
+        """The digests of the parts a snapshot head names."""
+        return head_parts(data)
+
+    def decode(
+        self, data: bytes, parts: Sequence[bytes], tenant_id: str, session_id: str
+    ) -> SessionState:
+        """A state from a snapshot head and its parts (its bodies to be read from the log)."""
+        state = decode_state(data, parts, every=self.part_versions)
+        return self.adopt(state, tenant_id, session_id)
 
 
 def _parse(state: SessionState, event: RecordedEvent) -> SessionEvent | None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from array import array
 from bisect import bisect_right
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, MutableMapping
 from dataclasses import InitVar, dataclass, field, replace
 from datetime import datetime
 from typing import Any
@@ -85,7 +85,7 @@ class SessionState:
     bodies: Bodies = field(default_factory=HeldBodies)  # not part of the index
     tokens: TokenColumn = field(init=False)  # by message id, read through index_of
     encodings: EncodingColumn = field(default_factory=EncodingColumn)  # each one's tokenizer
-    index_of: dict[str, int] = field(default_factory=dict)
+    index_of: MutableMapping[str, int] = field(default_factory=dict)
     pinned: set[str] = field(default_factory=set)
     grouper: Grouper = field(default_factory=Grouper)
     group_tokens: list[int] = field(default_factory=list)

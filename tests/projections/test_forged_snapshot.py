@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import base64
 import json
+from array import array
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -54,16 +55,29 @@ async def _served(store: EventStore) -> tuple[str, Ledger]:
     return json.dumps(rendered.wire, sort_keys=True), ledger
 
 
+def _edit_column(state: dict[str, Any], name: str, edit: Callable[[array[int]], None]) -> None:
+    """Edit a packed column of integers as an attacker would (then re-pack it)."""
+    column = unpacked("q", base64.b64decode(state[name]))
+    edit(column)
+    state[name] = base64.b64encode(packed_bytes(column)).decode("ascii")
+
+
 def _served_text(state: dict[str, Any]) -> None:
     """The newest message's token count (a served row) halved."""
-    tokens = unpacked("q", base64.b64decode(state["tokens"]))
-    tokens[-1] //= 2
-    state["tokens"] = base64.b64encode(packed_bytes(tokens)).decode("ascii")
+
+    def halve(tokens: array[int]) -> None:
+        tokens[-1] //= 2
+
+    _edit_column(state, "tokens", halve)
 
 
 def _left_out_size(state: dict[str, Any]) -> None:
     """Every group's size set to 1 token: the window would take them all."""
-    state["group_tokens"] = [1] * len(state["group_tokens"])
+
+    def ones(sizes: array[int]) -> None:
+        sizes[:] = array("q", [1] * len(sizes))
+
+    _edit_column(state, "group_tokens", ones)
 
 
 def _summary_text(state: dict[str, Any]) -> None:
@@ -85,8 +99,11 @@ def _message_id(state: dict[str, Any]) -> None:
 
 def _boundaries(state: dict[str, Any]) -> None:
     """A tool group split from its result: the newest group boundary moved one message on."""
-    starts = state["grouper"]["starts"]
-    starts[-2] += 1
+
+    def move(starts: array[int]) -> None:
+        starts[-2] += 1
+
+    _edit_column(state, "starts", move)
 
 
 def _pins(state: dict[str, Any]) -> None:

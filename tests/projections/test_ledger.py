@@ -319,9 +319,8 @@ async def test_cold_open_uses_a_checked_snapshot(tmp_path: Path) -> None:
         # It rebuilt from the log and saved a good snapshot of its own (not the moved one).
         assert fresh.sessions.snapshot_version("acme", "long") == 12
         # So is a damaged one (its hash no longer matches).
-        record = await store.recorder.load_snapshot("acme", "context_view", "session/long")
-        assert record is not None
-        await store.recorder.save_snapshot(record._replace(state=record.state + b" "))
+        (record,) = await store.recorder.load_snapshots("acme", "session/long", ["context_view"])
+        await store.recorder.save_snapshots([record._replace(state=record.state + b" ")])
         assert await store.load_snapshot("acme", "context_view", "session/long") is None
         again = Ledger(store, snapshot_every=5)
         assert (await again.session("acme", "long").render(budget)).manifest == expected

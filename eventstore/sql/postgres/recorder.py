@@ -296,16 +296,16 @@ class PostgresRecorder:
 
     # -- snapshots and the Merkle tree ---------------------------------------------------------
 
-    async def save_snapshot(self, snapshot: SnapshotRecord) -> None:
-        async with self._transaction(snapshot.tenant_id) as db:
-            await db.execute(statements().save_snapshot, *snapshot)
+    async def save_snapshots(self, snapshots: Sequence[SnapshotRecord]) -> None:
+        async with self._transaction(snapshots[0].tenant_id) as db:  # one tenant's (derived.py)
+            await db.executemany(statements().save_snapshot, [tuple(s) for s in snapshots])
 
-    async def load_snapshot(
-        self, tenant_id: str, name: str, stream_id: str
-    ) -> SnapshotRecord | None:
+    async def load_snapshots(
+        self, tenant_id: str, stream_id: str, names: Sequence[str]
+    ) -> list[SnapshotRecord]:
         async with self._reader(tenant_id) as db:
-            row = await db.fetchrow(statements().load_snapshot, tenant_id, name, stream_id)
-        return SnapshotRecord(*row) if row else None
+            rows = await db.fetch(statements().load_snapshots, tenant_id, stream_id, list(names))
+        return [SnapshotRecord(*row) for row in rows]
 
     async def merkle_nodes(
         self, tenant_id: str, algorithm: str, level: int, first: int, last: int

@@ -107,9 +107,10 @@ class Statements:
             " position = EXCLUDED.position, state = EXCLUDED.state,"
             " state_hash = EXCLUDED.state_hash"
         )
-        self.load_snapshot = (
+        self.load_snapshots = (
             "SELECT tenant_id, name, stream_id, projection_version, version, position, state,"
-            " state_hash FROM snapshots WHERE tenant_id = $1 AND name = $2 AND stream_id = $3"
+            " state_hash FROM snapshots WHERE tenant_id = $1 AND stream_id = $2"
+            " AND name = ANY($3::text[])"
         )
         self.meta_put = (
             _sql(ledger_meta.insert().values(key=bindparam("k"), value=bindparam("v")))

@@ -75,7 +75,7 @@ class Statements:
         "SELECT tenant_heads.tenant_id \nFROM tenant_heads ORDER BY tenant_heads.tenant_id"
     )
     save_snapshot: Final = "INSERT OR REPLACE INTO snapshots (tenant_id, name, stream_id, projection_version, version, position, state, state_hash) VALUES (?, ?, ?, ?, ?, ?, ?, ?)"
-    load_snapshot: Final = "SELECT snapshots.tenant_id, snapshots.name, snapshots.stream_id, snapshots.projection_version, snapshots.version, snapshots.position, snapshots.state, snapshots.state_hash \nFROM snapshots \nWHERE snapshots.tenant_id = ? AND snapshots.name = ? AND snapshots.stream_id = ?"
+    load_snapshots: Final = "SELECT snapshots.tenant_id, snapshots.name, snapshots.stream_id, snapshots.projection_version, snapshots.version, snapshots.position, snapshots.state, snapshots.state_hash \nFROM snapshots \nWHERE snapshots.tenant_id = ? AND stream_id = ? AND name IN (SELECT value FROM json_each(?))"
     drop_snapshots: Final = "DELETE FROM snapshots WHERE tenant_id = ? AND stream_id = ?"
     hashes: Final = "SELECT hash FROM events WHERE tenant_id = ? AND position >= ? AND position <= ? ORDER BY position"
     merkle_nodes: Final = "SELECT idx, hash FROM merkle_nodes WHERE tenant_id = ? AND algorithm = ? AND level = ? AND idx >= ? AND idx <= ? ORDER BY idx"

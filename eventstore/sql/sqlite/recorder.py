@@ -275,13 +275,14 @@ class SqliteRecorder:
 
     # -- snapshots and the Merkle tree ---------------------------------------------------------
 
-    async def save_snapshot(self, snapshot: SnapshotRecord) -> None:
-        await self._write(worker.execute, statements().save_snapshot, tuple(snapshot))
+    async def save_snapshots(self, snapshots: Sequence[SnapshotRecord]) -> None:
+        rows = [tuple(snapshot) for snapshot in snapshots]
+        await self._write(worker.executemany, statements().save_snapshot, rows)
 
-    async def load_snapshot(
-        self, tenant_id: str, name: str, stream_id: str
-    ) -> SnapshotRecord | None:
-        return await self._read(worker.load_snapshot, tenant_id, name, stream_id)
+    async def load_snapshots(
+        self, tenant_id: str, stream_id: str, names: Sequence[str]
+    ) -> list[SnapshotRecord]:
+        return await self._read(worker.load_snapshots, tenant_id, stream_id, names)
 
     async def merkle_nodes(
         self, tenant_id: str, algorithm: str, level: int, first: int, last: int

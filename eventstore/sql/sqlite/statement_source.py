@@ -78,9 +78,11 @@ class CoreStatements:
             "INSERT OR REPLACE INTO snapshots (tenant_id, name, stream_id, projection_version, "
             "version, position, state, state_hash) VALUES (?, ?, ?, ?, ?, ?, ?, ?)"
         )
-        n = snapshots.c
-        self.load_snapshot = _sql(
-            select(*snapshots.c).where(n.tenant_id == "?", n.name == "?", n.stream_id == "?")
+        # The names come as one JSON array: one statement for any number of them, each found
+        # through the primary key.
+        self.load_snapshots = (
+            _sql(select(*snapshots.c).where(snapshots.c.tenant_id == "?"))
+            + " AND stream_id = ? AND name IN (SELECT value FROM json_each(?))"
         )
         self.drop_snapshots = "DELETE FROM snapshots WHERE tenant_id = ? AND stream_id = ?"
         self.hashes = (

@@ -6,6 +6,8 @@ import sqlite3
 from collections.abc import Callable, Sequence
 from typing import Any, Concatenate, ParamSpec, TypeAlias, TypeVar
 
+import orjson
+
 from eventstore.errors import ConcurrencyError, IdempotencyConflict, StorageError
 from eventstore.ids import id_bytes
 from eventstore.recorder import AppendOutcome, LogState
@@ -32,7 +34,7 @@ __all__ = [
     "fetch",
     "in_read_transaction",
     "in_transaction",
-    "load_snapshot",
+    "load_snapshots",
     "log_state",
     "rollback",
     "rows",
@@ -203,12 +205,13 @@ def _as_int(value: object) -> int:
     return value if isinstance(value, int) else 0
 
 
-def load_snapshot(
-    db: sqlite3.Connection, tenant_id: str, name: str, stream_id: str
-) -> SnapshotRecord | None:
-    """The stored snapshot of a projection for a stream."""
-    row = db.execute(statements().load_snapshot, (tenant_id, name, stream_id)).fetchone()
-    return SnapshotRecord(*row) if row else None
+def load_snapshots(
+    db: sqlite3.Connection, tenant_id: str, stream_id: str, names: Sequence[str]
+) -> list[SnapshotRecord]:
+    """The stored snapshots of a stream with these names (the names passed as one JSON
+    array, so that one precompiled statement serves any number)."""
+    parameters = (tenant_id, stream_id, orjson.dumps(list(names)).decode())
+    return [SnapshotRecord(*row) for row in db.execute(statements().load_snapshots, parameters)]
 
 
 def append(

@@ -1,0 +1,123 @@
+"""A projection's snapshot as a head and immutable parts (see :class:`SnapshotCodec`).
+
+Part ``k`` of a stream's snapshot is stored under the name ``<projection>.part<k>`` beside
+the head (same tenant and stream: an erasure of the stream drops them all); the head names
+each part's BLAKE3 digest. Parts are cut at fixed versions, so any process cuts the same bytes
+for the same log and a part is written once: a save writes the parts that became complete since
+the last one and the head, in one transaction (all or none). Opening reads the head, checks it
+against the log, then reads every part it names in one query; anything missing, stale or not
+matching its digest means no snapshot: the state is folded from the log.
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass, field
+from typing import Generic, TypeVar
+
+from blake3 import blake3
+
+from eventstore import EventStore, Snapshot
+from projections.projection import SnapshotCodec
+
+__all__ = ["Loaded", "load_state", "part_name", "save_state"]
+
+S = TypeVar("S")
+_log = logging.getLogger("ctxledger.runner")
+
+
+@dataclass
+class Loaded(Generic[S]):
+    """A state read from a snapshot, and what the snapshot was."""
+
+    state: S
+    version: int
+    digests: list[bytes] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class Slot:
+    """Where a projection's snapshot of one stream lives."""
+
+    tenant_id: str
+    name: str
+    projection_version: int
+    stream: str
+    key: str
+
+
+def part_name(name: str, part: int) -> str:
+    """The stored name of part ``part`` of projection ``name``'s snapshot."""
+    return f"{name}.part{part}"
+
+
+async def load_state(store: EventStore, codec: SnapshotCodec[S], slot: Slot) -> Loaded[S] | None:
+    """The state the stored snapshot holds; None when there is none usable."""
+    head = await store.load_snapshot(slot.tenant_id, slot.name, slot.stream)
+    if head is None or head.projection_version != slot.projection_version:
+        return None
+    at = await store.read_stream(
+        slot.tenant_id, slot.stream, from_version=head.version, to_version=head.version
+    )
+    if len(at) != 1 or at[0].position != head.position:
+        return None  # the log was rebuilt or edited under it
+    try:
+        digests = codec.head_parts(head.state)
+        parts = await _parts(store, slot, len(digests))
+        if parts is None:
+            return None
+        state = codec.decode(head.state, parts, slot.tenant_id, slot.key)
+    except (ValueError, KeyError, TypeError) as error:
+        _log.warning("snapshot of %s/%s not used: %s", slot.tenant_id, slot.stream, error)
+        return None
+    return Loaded(state, head.version, digests)
+
+
+async def _parts(store: EventStore, slot: Slot, count: int) -> list[bytes] | None:
+    names = [part_name(slot.name, part) for part in range(count)]
+    found = await store.load_snapshots(slot.tenant_id, slot.stream, names) if names else {}
+    parts = [found[name] for name in names if name in found]
+    if len(parts) < count or any(
+        part.projection_version != slot.projection_version for part in parts
+    ):
+        _log.warning("snapshot of %s/%s lacks parts", slot.tenant_id, slot.stream)
+        return None
+    return [part.state for part in parts]
+
+
+async def save_state(
+    store: EventStore,
+    codec: SnapshotCodec[S],
+    slot: Slot,
+    state: S,
+    at: tuple[int, int],
+    digests: list[bytes],
+) -> list[bytes]:
+    """Save the head of ``state`` at ``at`` (stream version, tenant position) with the parts
+    that became complete since those whose ``digests`` are saved; the digests now saved."""
+    version, position = at
+    every = codec.part_versions
+    due = version // every if every else 0
+    digests = digests[:due]
+    parts = [(part, codec.encode_part(state, part)) for part in range(len(digests), due)]
+    digests += [blake3(data).digest() for _, data in parts]
+    rows = [
+        # A part is bound to its head by its digest; its position is its head's.
+        _snapshot(slot, part_name(slot.name, part), ((part + 1) * every, position), data)
+        for part, data in parts
+    ]
+    rows.append(_snapshot(slot, slot.name, at, codec.encode(state, digests)))
+    await store.save_snapshots(rows)
+    return digests
+
+
+def _snapshot(slot: Slot, name: str, at: tuple[int, int], data: bytes) -> Snapshot:
+    return Snapshot(
+        tenant_id=slot.tenant_id,
+        name=name,
+        stream_id=slot.stream,
+        projection_version=slot.projection_version,
+        version=at[0],
+        position=at[1],
+        state=data,
+    )
