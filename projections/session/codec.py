@@ -15,7 +15,9 @@ as a copy of packed bytes. Pure: no I/O.
 from __future__ import annotations
 
 import base64
-from collections.abc import Sequence
+import gc
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from typing import Any
 
 import orjson
@@ -127,8 +129,9 @@ def decode_state(
     if every and digests and fields["part_versions"] != every:
         raise ValueError(f"parts of {fields['part_versions']} versions, not {every}")
     slices = [_part_rows(p, i, d) for i, (p, d) in enumerate(zip(parts, digests, strict=True))]
-    columns = decode_slices([*slices, rows])
-    state = _state(fields, columns, bodies if bodies is not None else HeldBodies())
+    with _collector_paused():
+        columns = decode_slices([*slices, rows])
+        state = _state(fields, columns, bodies if bodies is not None else HeldBodies())
     _check_lengths(state)
     # Nothing a snapshot says is served unchecked: its summaries and masks are derived again
     # from their events before first use; message bodies are not in it at all.
@@ -137,6 +140,20 @@ def decode_state(
     state.unchecked.update(mask.version for mask in state.masks.values())
     state.snapshot_groups = len(state.grouper.starts)
     return state
+
+
+@contextmanager
+def _collector_paused() -> Iterator[None]:
+    """The cyclic garbage collector paused: decoding makes an object per message (its id), and
+    none of them can be in a cycle, yet each generation's collection walks them all (about a
+    fifth of decoding 100,000 messages)."""
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()
 
 
 def _state(fields: dict[str, Any], columns: dict[str, Any], bodies: Bodies) -> SessionState:
