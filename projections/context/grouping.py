@@ -12,6 +12,7 @@ groups are maintained as it grows; :func:`group_messages` runs it over a list.
 
 from __future__ import annotations
 
+from array import array
 from collections.abc import Iterator, Mapping, MutableSet, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -61,7 +62,7 @@ class Grouper:
     group ``g`` runs to ``starts[g + 1]`` (or the end). Only the last group can still grow.
     """
 
-    starts: list[int] = field(default_factory=list)
+    starts: array[int] = field(default_factory=lambda: array("q"))
     issues: list[ProtocolIssue] = field(default_factory=list)
     count: int = 0
     _open_call: str | None = None  # the id of the assistant message with open calls
@@ -158,7 +159,7 @@ class Grouper:
     def restore(
         cls,
         open_state: Mapping[str, Any],
-        starts: list[int],
+        starts: array[int],
         issues: list[ProtocolIssue],
         seen_order: list[str],
         seen_at: list[int],

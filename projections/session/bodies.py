@@ -17,14 +17,14 @@ from __future__ import annotations
 
 from bisect import bisect_left, bisect_right
 from collections import OrderedDict
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Sequence
 from sys import getsizeof
 from typing import Protocol
 
 from eventstore import EventStore, RecordedEvent
 from eventstore.errors import EventValidationError, LedgerError
 from projections.context.messages import Message, text_of
-from projections.session.columns import TextColumn
+from projections.session.columns import TextColumn, TokenColumn
 from projections.text_caches import remembered_object
 
 __all__ = [
@@ -187,7 +187,7 @@ class IndexRows(Protocol):
     @property
     def message_event_ids(self) -> TextColumn: ...
     @property
-    def tokens(self) -> Mapping[str, int]: ...
+    def tokens(self) -> TokenColumn: ...
     @property
     def ids(self) -> Sequence[str]: ...
 
@@ -263,9 +263,10 @@ def _checked_body(rows: IndexRows, index: int, by_version: dict[int, RecordedEve
         return erased_message(version)
     message = Message.model_validate(event.data["message"])
     tokens = event.data.get("tokens")
-    if message.id != rows.ids[index] or tokens != rows.tokens.get(message.id):
+    # By row, not by id: a freshly opened index has not built its dict of ids.
+    if message.id != rows.ids[index] or tokens != rows.tokens.counts[index]:
         raise IndexMismatchError(
             f"message {index} of the index says id {rows.ids[index]!r} with "
-            f"{rows.tokens.get(rows.ids[index])} tokens; the log says {message.id!r} with {tokens}"
+            f"{rows.tokens.counts[index]} tokens; the log says {message.id!r} with {tokens}"
         )
     return message

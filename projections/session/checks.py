@@ -84,7 +84,7 @@ def check_groups(cut: Cut, groups: Iterable[int]) -> None:
         for message in cut.messages(first, end):
             grouper.add(message)
         starts = [first + start for start in grouper.starts]
-        expected = state.grouper.starts[run[0] : run[-1] + 1]
+        expected = list(state.grouper.starts[run[0] : run[-1] + 1])
         sums = [cut.group_tokens(g) + _masked_saving(cut, g) for g in run]
         found = [_sum(cut, g) for g in run]
         if starts != expected or sums != found:
@@ -108,7 +108,7 @@ def _consecutive(groups: list[int]) -> list[list[int]]:
 
 def _sum(cut: Cut, group: int) -> int:
     first, end = cut.state.grouper.bounds(group)
-    return sum(cut.state.tokens[cut.state.ids[i]] for i in range(first, min(end, cut.count)))
+    return sum(cut.state.tokens.counts[first : min(end, cut.count)])
 
 
 def _masked_saving(cut: Cut, group: int) -> int:

@@ -20,6 +20,7 @@ __all__ = [
     "HashColumn",
     "IdColumn",
     "IdIndex",
+    "RoleColumn",
     "TextColumn",
     "TokenColumn",
     "microseconds",
@@ -74,10 +75,11 @@ class _Packed:
 
     width = 0
 
-    def __init__(self, data: bytes = b"") -> None:
+    def __init__(self, data: bytes | bytearray = b"") -> None:
         if len(data) % self.width:
             raise ValueError(f"a column of {self.width}-byte values got {len(data)} bytes")
-        self._data = bytearray(data)
+        # A bytearray is taken as it is (a decoder's fresh one), not copied.
+        self._data = data if isinstance(data, bytearray) else bytearray(data)
 
     def __len__(self) -> int:
         return len(self._data) // self.width
@@ -243,3 +245,32 @@ class IdIndex(MutableMapping[str, int]):
 
     def __len__(self) -> int:
         return len(self._built())
+
+
+_ROLE_CODES = {"system": "s", "developer": "d", "user": "u", "assistant": "a", "tool": "t"}
+_ROLE_BYTES = {role: code.encode("ascii") for role, code in _ROLE_CODES.items()}
+_ROLE_OF = {ord(code): role for role, code in _ROLE_CODES.items()}
+
+
+class RoleColumn:
+    """Each message's role as one byte (a list of roles cost a slot a row, and decoding
+    one a lookup a row)."""
+
+    def __init__(self, codes: bytes | bytearray = b"") -> None:
+        self.codes = codes if isinstance(codes, bytearray) else bytearray(codes)
+        unknown = set(self.codes) - _ROLE_OF.keys()
+        if unknown:
+            raise ValueError(f"unknown role codes {sorted(map(chr, unknown))}")
+
+    def append(self, role: str) -> None:
+        """The role of the next message."""
+        self.codes += _ROLE_BYTES[role]
+
+    def __getitem__(self, index: int) -> str:
+        return _ROLE_OF[self.codes[index]]
+
+    def __len__(self) -> int:
+        return len(self.codes)
+
+    def __iter__(self) -> Iterator[str]:
+        return (_ROLE_OF[code] for code in self.codes)

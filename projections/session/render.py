@@ -322,6 +322,7 @@ def _manifest(
     recalled: RecallPlan,
     repair: CountMessage | None = None,
 ) -> Manifest:
+    rows = cut.rows_of(group for group, _ in plan.chosen)
     counts = [
         active.message_tokens
         if section == "summary" and active
@@ -329,7 +330,7 @@ def _manifest(
         if section == "recalled"
         else repair(message)
         if repair is not None and is_placeholder(message)
-        else cut.message_tokens(message.id)
+        else cut.message_tokens(message.id, rows.get(message.id))
         for message, section in zip(messages, sections, strict=True)
     ]
     names = ("prefix", "summary", "recalled", "pinned", "window")
@@ -337,15 +338,12 @@ def _manifest(
     for section, tokens in zip(sections, counts, strict=True):
         per_section[section] += tokens
     per_section["total"] = plan.tokens
-    index_of = cut.state.index_of
     return Manifest(
         message_ids=[message.id for message in messages],
         sections=sections,
         message_tokens=counts,
         tokens=per_section,
-        tokenizer=sorted(
-            cut.state.encodings.used(index_of[m.id] for m in messages if m.id in index_of)
-        ),
+        tokenizer=sorted(cut.state.encodings.used(rows[m.id] for m in messages if m.id in rows)),
         budget={**budget.model_dump(), "usable": budget.usable, "trigger": budget.trigger},
         usable=budget.usable,
         margin=budget.usable - plan.tokens,

@@ -24,10 +24,6 @@ from projections.session.state import Mask, SessionState, Unreadable
 
 __all__ = ["Marks", "decode_slices", "encode_slice", "end_marks", "marks_at"]
 
-# Roles as one character each: one short string for the whole column.
-ROLE_CODES = {"system": "s", "developer": "d", "user": "u", "assistant": "a", "tool": "t"}
-ROLES = {code: role for role, code in ROLE_CODES.items()}
-
 
 @dataclass(frozen=True)
 class Marks:
@@ -91,7 +87,7 @@ def _columns(state: SessionState, a: Marks, b: Marks) -> dict[str, bytes]:
     unreadable = state.unreadable[a.unreadable : b.unreadable]
     return {
         "ids": orjson.dumps(state.ids[m]),
-        "roles": "".join(ROLE_CODES[role] for role in state.roles[m]).encode("ascii"),
+        "roles": bytes(state.roles.codes[m]),
         "tokens": packed_bytes(state.tokens.counts[m]),
         "message_versions": packed_bytes(state.message_versions[m]),
         "message_hashes": state.message_hashes.rows_bytes(a.messages, b.messages),
@@ -159,13 +155,13 @@ _ROWS: dict[str, Callable[[Any], Any]] = {
 
 def decode_slices(slices: Iterable[bytes | memoryview]) -> dict[str, Any]:
     """The columns of consecutive slices joined: packed integers as arrays, hashes, ids and
-    roles as bytes, the rest as lists of their rows."""
+    roles as bytearrays, the rest as lists of their rows."""
     parts = [split_slice(data) for data in slices]
     joined: dict[str, Any] = {}
     for name, typecode in _PACKED.items():
         joined[name] = unpacked(typecode, b"".join(part[name] for part in parts))
     for name in _RAW:
-        joined[name] = b"".join(part[name] for part in parts)
+        joined[name] = bytearray().join(part[name] for part in parts)
     for name, row in _ROWS.items():
         rows: list[Any] = []
         for part in parts:

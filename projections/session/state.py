@@ -19,6 +19,7 @@ from projections.session.columns import (
     EncodingColumn,
     HashColumn,
     IdColumn,
+    RoleColumn,
     TokenColumn,
     microseconds,
     packed_ints,
@@ -81,14 +82,14 @@ class SessionState:
     """
 
     ids: list[str] = field(default_factory=list)  # message ids, in order
-    roles: list[str] = field(default_factory=list)  # message roles, in order
+    roles: RoleColumn = field(default_factory=RoleColumn)  # message roles, in order
     bodies: Bodies = field(default_factory=HeldBodies)  # not part of the index
     tokens: TokenColumn = field(init=False)  # by message id, read through index_of
     encodings: EncodingColumn = field(default_factory=EncodingColumn)  # each one's tokenizer
     index_of: MutableMapping[str, int] = field(default_factory=dict)
     pinned: set[str] = field(default_factory=set)
     grouper: Grouper = field(default_factory=Grouper)
-    group_tokens: list[int] = field(default_factory=list)
+    group_tokens: array[int] = field(default_factory=packed_ints)
     prefix_end: int = 0
     version: int = 0
     position: int = 0
@@ -230,7 +231,7 @@ class SessionState:
         last = 0
         if groups:
             first = self.grouper.starts[groups - 1]
-            last = sum(self.tokens[i] for i in self.ids[first:count])
+            last = sum(self.tokens.counts[first:count])
         return Cut(
             self,
             count,
@@ -338,10 +339,21 @@ class Cut:
             for message in messages
         ]
 
-    def message_tokens(self, message_id: str) -> int:
-        """A message's tokens as served."""
+    def message_tokens(self, message_id: str, index: int | None = None) -> int:
+        """A message's tokens as served (``index``: its row, when the caller knows it)."""
         mask = self.mask_of(message_id)
-        return mask.tokens if mask is not None else self.state.tokens[message_id]
+        if mask is not None:
+            return mask.tokens
+        return self.state.tokens[message_id] if index is None else self.state.tokens.counts[index]
+
+    def rows_of(self, groups: Iterable[int]) -> dict[str, int]:
+        """The rows of these groups' messages (as of the cut), by message id: a lookup for
+        the few messages a plan serves, without the index's dict of every id."""
+        rows: dict[str, int] = {}
+        for group in groups:
+            first, end = self.state.grouper.bounds(group)
+            rows.update((self.state.ids[i], i) for i in range(first, min(end, self.count)))
+        return rows
 
     def pinned_groups(self) -> set[int]:
         """The groups holding a message pinned as of the cut."""

@@ -141,6 +141,8 @@ def test_cold_open_benchmark_prints_every_ratio() -> None:
     for fragment in (
         "cold open, 5000 / 1000",
         "cold open / warm render",
+        "cold open, imports done first, 5000 / 1000",
+        "cold open, imports done first / warm render",
         "cold open / LangGraph get_tuple",
         "time travel, 5000 / 1000",
         "ctxledger context CPU / python -c pass",
