@@ -128,7 +128,7 @@ def _fixed_tokens(cut: Cut, keep: int) -> int:
     """Tokens of the prefix, the pins and the last ``keep`` groups (and the reply priming)."""
     plan = plan_groups(
         cut.groups,
-        cut.group_tokens,
+        cut.group_sizes(),
         cut.prefix_end,
         cut.pinned_groups(),
         0,
@@ -264,7 +264,7 @@ def _chunk(cut: Cut, options: CompactionOptions, tail_limit: int) -> tuple[list[
     limit = max(tail_limit, 0)
     tail = plan_groups(
         cut.groups,
-        cut.group_tokens,
+        cut.group_sizes(),
         cut.prefix_end,
         cut.pinned_groups(),
         limit,
@@ -338,7 +338,7 @@ def _render_tokens(
 ) -> int:
     plan, _ = fit_groups(
         cut.groups,
-        cut.group_tokens,
+        cut.group_sizes(),
         cut.prefix_end,
         cut.pinned_groups(),
         budget.usable,

@@ -113,7 +113,7 @@ def _tokens_with_summary(plan: CompactionPlan, summary: CompactionSummaryV2, tok
     covered_end = bisect_right(cut.state.message_versions, summary.coverage.last)
     fitted, _ = fit_groups(
         cut.groups,
-        cut.group_tokens,
+        cut.group_sizes(),
         cut.prefix_end,
         cut.pinned_groups(),
         plan.budget.usable,

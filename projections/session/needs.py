@@ -21,10 +21,8 @@ __all__ = ["compaction_needs", "group_indexes", "recall_needs", "served_groups"]
 def group_indexes(cut: Cut, groups: Iterable[int]) -> set[int]:
     """The message indexes of these groups, as of the cut."""
     indexes: set[int] = set()
-    for group in groups:
-        if 0 <= group < cut.groups:
-            first, end = cut.state.grouper.bounds(group)
-            indexes.update(range(first, min(end, cut.count)))
+    for first, end in cut.message_ranges(groups):
+        indexes.update(range(first, end))
     return indexes
 
 

@@ -125,7 +125,7 @@ def fit_plan(
         summary_tokens = active.message_tokens if active else 0
     return fit_groups(
         cut.groups,
-        cut.group_tokens,
+        cut.group_sizes(),
         cut.prefix_end,
         cut.pinned_groups(),
         budget.usable,
@@ -267,7 +267,7 @@ def _with_recall(
     active = cut.summary()
     floor = plan_groups(
         cut.groups,
-        cut.group_tokens,
+        cut.group_sizes(),
         cut.prefix_end,
         cut.pinned_groups(),
         0,  # no room: only what must be served

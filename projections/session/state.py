@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from array import array
 from bisect import bisect_right
-from collections.abc import Iterable, Mapping, MutableMapping
+from collections.abc import Callable, Iterable, Mapping, MutableMapping
 from dataclasses import InitVar, dataclass, field, replace
 from datetime import datetime
 from typing import Any
@@ -350,10 +350,39 @@ class Cut:
         """The rows of these groups' messages (as of the cut), by message id: a lookup for
         the few messages a plan serves, without the index's dict of every id."""
         rows: dict[str, int] = {}
-        for group in groups:
-            first, end = self.state.grouper.bounds(group)
-            rows.update((self.state.ids[i], i) for i in range(first, min(end, self.count)))
+        ids = self.state.ids
+        for first, end in self.message_ranges(groups):
+            rows.update(zip(ids[first:end], range(first, end), strict=True))
         return rows
+
+    def message_ranges(self, groups: Iterable[int]) -> list[tuple[int, int]]:
+        """The message indexes ``[first, end)`` of these groups as of the cut, consecutive
+        groups as one range (a window is a run of hundreds of groups)."""
+        ranges: list[tuple[int, int]] = []
+        run: list[int] = []
+        for group in sorted({g for g in groups if 0 <= g < self.groups}):
+            if run and group == run[1] + 1:
+                run[1] = group
+                continue
+            if run:
+                ranges.append(self._range(*run))
+            run = [group, group]
+        if run:
+            ranges.append(self._range(*run))
+        return ranges
+
+    def _range(self, first_group: int, last_group: int) -> tuple[int, int]:
+        end = self.state.grouper.bounds(last_group)[1]
+        return self.state.grouper.starts[first_group], min(end, self.count)
+
+    def group_sizes(self) -> Callable[[int], int]:
+        """:meth:`group_tokens` as the cheapest callable that is exact for this cut: the
+        index's own column when no mask applies and the last group is as the state holds it
+        (a plan calls it for every group it weighs)."""
+        state = self.state
+        tokens = state.group_tokens
+        whole = self.groups == len(tokens) and (not tokens or tokens[-1] == self.last_group_tokens)
+        return tokens.__getitem__ if whole and not state.group_masks else self.group_tokens
 
     def pinned_groups(self) -> set[int]:
         """The groups holding a message pinned as of the cut."""
