@@ -26,7 +26,7 @@ from eventstore import EventStore, RecordedEvent
 from eventstore.loop_lock import LoopSafeLock
 from eventstore.records import ERASURE_STREAM
 from projections.projection import Projection, ReadModel, SnapshotCodec
-from projections.snapshot_parts import Slot, load_state, save_state
+from projections.snapshot_parts import Slot, load_state, parted, save_state
 from projections.text_caches import forget_texts
 
 __all__ = ["ProjectionRunner", "ReadModelRunner", "read_model_name"]
@@ -235,8 +235,7 @@ class ProjectionRunner(Generic[S]):
     def _codec(self, key: str) -> SnapshotCodec[S] | None:
         if not self.snapshot_every or len(self.projection.streams(key)) != 1:
             return None
-        codec = self.projection
-        return cast(SnapshotCodec[S], codec) if hasattr(codec, "decode") else None
+        return cast(SnapshotCodec[S] | None, parted(self.projection))
 
     async def _start(self, tenant_id: str, key: str) -> _Entry[S]:
         codec = self._codec(key)

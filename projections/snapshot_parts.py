@@ -12,15 +12,16 @@ matching its digest means no snapshot: the state is folded from the log.
 from __future__ import annotations
 
 import logging
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Generic, TypeVar
+from typing import Any, Generic, Protocol, TypeVar
 
 from blake3 import blake3
 
 from eventstore import EventStore, Snapshot
 from projections.projection import SnapshotCodec
 
-__all__ = ["Loaded", "load_state", "part_name", "save_state"]
+__all__ = ["Loaded", "WholeStateCodec", "load_state", "part_name", "parted", "save_state"]
 
 S = TypeVar("S")
 _log = logging.getLogger("ctxledger.runner")
@@ -44,6 +45,44 @@ class Slot:
     projection_version: int
     stream: str
     key: str
+
+
+class WholeStateCodec(Protocol[S]):
+    """A codec of the earlier protocol: the whole state in one snapshot."""
+
+    def encode(self, state: S) -> bytes: ...
+
+    def decode(self, data: bytes, tenant_id: str, key: str) -> S: ...
+
+
+@dataclass
+class _Whole(Generic[S]):
+    """A :class:`WholeStateCodec` as a codec without parts (its head is its snapshot)."""
+
+    codec: WholeStateCodec[S]
+    part_versions: int = 0
+
+    def encode(self, state: S, digests: Sequence[bytes]) -> bytes:
+        return self.codec.encode(state)
+
+    def encode_part(self, state: S, part: int) -> bytes:
+        raise ValueError("a whole-state codec cuts no parts")
+
+    def head_parts(self, data: bytes) -> list[bytes]:
+        return []
+
+    def decode(self, data: bytes, parts: Sequence[bytes], tenant_id: str, key: str) -> S:
+        return self.codec.decode(data, tenant_id, key)
+
+
+def parted(projection: Any) -> SnapshotCodec[Any] | None:
+    """The projection as a :class:`SnapshotCodec`: itself when it cuts parts, an adapter when
+    it encodes its whole state (the earlier protocol), None when it has no codec."""
+    if not hasattr(projection, "decode"):
+        return None
+    if hasattr(projection, "part_versions"):
+        return projection  # type: ignore[no-any-return]
+    return _Whole(projection)
 
 
 def part_name(name: str, part: int) -> str:

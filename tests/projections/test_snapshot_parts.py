@@ -16,6 +16,7 @@ from hypothesis import strategies as st
 from eventstore import EventStore
 from projections.context.budget import Budget
 from projections.ledger import Ledger, Session
+from projections.runner import ProjectionRunner
 from projections.session.codec import (
     decode_state,
     head_parts,
@@ -222,3 +223,43 @@ async def test_an_erasure_drops_the_parts_with_the_head(every: int) -> None:
         head, parts = await _stored(store)
         assert parts
         assert all(b'"u3"' not in part for part in [head.state, *parts])
+
+
+class _Counts:
+    """A user's projection with a codec of the earlier protocol (the whole state at once)."""
+
+    name = "message_counts"
+    version = 1
+
+    @staticmethod
+    def streams(key: str) -> list[str]:
+        return [f"session/{key}"]
+
+    @staticmethod
+    def initial(tenant_id: str, key: str) -> dict[str, int]:
+        return {"messages": 0}
+
+    @staticmethod
+    def apply(state: dict[str, int], event: Any, known: Any = None) -> dict[str, int]:
+        return {"messages": state["messages"] + (event.type == "MessageAppended")}
+
+    @staticmethod
+    def encode(state: dict[str, int]) -> bytes:
+        return json.dumps(state).encode()
+
+    @staticmethod
+    def decode(data: bytes, tenant_id: str, key: str) -> dict[str, int]:
+        return cast(dict[str, int], json.loads(data))
+
+
+async def test_a_codec_of_the_whole_state_still_snapshots_and_opens(store_url: str) -> None:
+    async with EventStore.open(store_url) as store:
+        await _long_session(store)
+        runner = ProjectionRunner(store, _Counts(), snapshot_every=5)
+        assert await runner.current("acme", "s") == {"messages": 33}
+        saved = await store.load_snapshot("acme", "message_counts", STREAM)
+        assert saved is not None
+        assert json.loads(saved.state) == {"messages": 33}
+        fresh = ProjectionRunner(store, _Counts(), snapshot_every=5)
+        assert await fresh.current("acme", "s") == {"messages": 33}
+        assert fresh.snapshot_version("acme", "s") == saved.version
