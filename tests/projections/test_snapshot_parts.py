@@ -28,6 +28,7 @@ from projections.session.fold import SessionView
 from projections.session.segments import decode_slices, encode_slice, end_marks, marks_at
 from projections.snapshot_audit import audit_snapshots
 from projections.snapshot_parts import part_name
+from tests.projections.test_masking import BUDGET as MASKING
 from tests.projections.test_masking import lookup
 
 STREAM = "session/s"
@@ -263,3 +264,33 @@ async def test_a_codec_of_the_whole_state_still_snapshots_and_opens(store_url: s
         fresh = ProjectionRunner(store, _Counts(), snapshot_every=5)
         assert await fresh.current("acme", "s") == {"messages": 33}
         assert fresh.snapshot_version("acme", "s") == saved.version
+
+
+async def test_a_ledger_behind_an_erasure_saves_no_erased_digest(store_url: str) -> None:
+    """One ledger holds a masked session cached; another erases a masked result; the first
+    appends and saves a snapshot: the erased result's digest is in none of its bytes."""
+    async with EventStore.open(store_url) as store:
+        first = Ledger(store, snapshot_every=1)
+        session = first.session("acme", "agent")
+        await session.append([{"id": "sys", "role": "system", "content": "You book flights."}])
+        for index in range(8):
+            await session.append(lookup(index))
+        assert (await session.compact(MASKING, keep_groups=2)).masked > 0
+        await session.latest()  # saves a snapshot holding the digests
+        assert b"RX0003Q" in b"".join(await _snapshot_bytes(store))
+        events = await store.read_stream("acme", "session/agent")
+        (result,) = [e for e in events if (e.data or {}).get("message", {}).get("id") == "t3"]
+        await Ledger(store).erase("acme", [str(result.event_id)], reason="GDPR", requested_by="dpo")
+        await session.append(lookup(8))
+        saved = await _snapshot_bytes(store)
+        assert saved
+        assert b"RX0003Q" not in b"".join(saved)
+
+
+async def _snapshot_bytes(store: EventStore, stream: str = "session/agent") -> list[bytes]:
+    head = await store.load_snapshot("acme", SessionView.name, stream)
+    if head is None:
+        return []
+    names = [part_name(SessionView.name, k) for k in range(len(head_parts(head.state)))]
+    parts = await store.load_snapshots("acme", stream, names)
+    return [head.state, *(part.state for part in parts.values())]
