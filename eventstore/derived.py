@@ -54,16 +54,8 @@ class _Store(Protocol):
 
 
 def _guarded(snapshot: Snapshot) -> SnapshotRecord:
-    fields = (
-        snapshot.tenant_id,
-        snapshot.name,
-        snapshot.stream_id,
-        snapshot.projection_version,
-        snapshot.version,
-        snapshot.position,
-        snapshot.state,
-    )
-    return SnapshotRecord(*fields, snapshot_hash(*fields))
+    record = SnapshotRecord(**snapshot.model_dump(), state_hash=b"")
+    return record._replace(state_hash=snapshot_hash(*record[:7]))
 
 
 class DerivedVerbs:
@@ -108,15 +100,7 @@ class DerivedVerbs:
         await self.initialize()
         records = await self.recorder.load_snapshots(tenant_id, stream_id, names)
         return {
-            record.name: Snapshot(
-                tenant_id=record.tenant_id,
-                name=record.name,
-                stream_id=record.stream_id,
-                projection_version=record.projection_version,
-                version=record.version,
-                position=record.position,
-                state=record.state,
-            )
+            record.name: Snapshot.model_validate(record._asdict())  # state_hash: not a field
             for record in records
             if snapshot_hash(*record[:7]) == record.state_hash
         }

@@ -84,6 +84,7 @@ class ProjectionRunner(Generic[S]):
         self.projection = projection
         self.cache_size = cache_size
         self.snapshot_every = snapshot_every
+        self._snapshot_codec = cast(SnapshotCodec[S] | None, parted(projection))
         self.cache_bytes = cache_bytes
         self._cache: OrderedDict[tuple[str, str], _Entry[S]] = OrderedDict()
         # Per slot, a lock any thread's event loop may take (a ledger may be shared by threads
@@ -235,7 +236,7 @@ class ProjectionRunner(Generic[S]):
     def _codec(self, key: str) -> SnapshotCodec[S] | None:
         if not self.snapshot_every or len(self.projection.streams(key)) != 1:
             return None
-        return cast(SnapshotCodec[S] | None, parted(self.projection))
+        return self._snapshot_codec
 
     async def _start(self, tenant_id: str, key: str) -> _Entry[S]:
         codec = self._codec(key)
@@ -289,8 +290,8 @@ class ProjectionRunner(Generic[S]):
         codec = self._codec(key)
         if codec is None:
             return
-        slot = self._slot(tenant_id, key)
-        version = entry.versions.get(slot.stream, 0)
+        (stream,) = self.projection.streams(key)
+        version = entry.versions.get(stream, 0)
         last = entry.snapshot_version
         replace = (tenant_id, key) in self._distrusted  # the stored one disagreed with the log
         # Parts make a save cost O(part), so a head can follow every snapshot_every events;
@@ -301,6 +302,7 @@ class ProjectionRunner(Generic[S]):
         self._distrusted.discard((tenant_id, key))
         at = (version, getattr(entry.state, "position", 0))
         digests = [] if replace else entry.part_digests
+        slot = self._slot(tenant_id, key)
         entry.part_digests = await save_state(self.store, codec, slot, entry.state, at, digests)
         entry.snapshot_version = version
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 from eventstore import EventStore, VerificationFailure, VerificationReport
 from projections.session.codec import decode_state, head_parts, state_digest
 from projections.session.fold import SessionView
-from projections.snapshot_parts import part_name
+from projections.snapshot_parts import load_parts
 
 __all__ = ["audit_snapshots", "with_snapshot_audit"]
 
@@ -59,11 +59,9 @@ async def _snapshot_problem(
     rebuilt = SessionView.fold(events)
     try:
         count = len(head_parts(snapshot.state))
-        names = [part_name(SessionView.name, part) for part in range(count)]
-        found = await store.load_snapshots(tenant_id, stream_id, names)
-        parts = [found[name].state for name in names if name in found]
-        if len(parts) < count:
-            return snapshot.version, f"snapshot: {count - len(parts)} of its {count} parts missing"
+        parts = await load_parts(store, tenant_id, stream_id, SessionView.name, count)
+        if parts is None:
+            return snapshot.version, f"snapshot: parts missing (it names {count})"
         held = decode_state(snapshot.state, parts)
     except (ValueError, KeyError, TypeError) as error:
         return snapshot.version, f"snapshot: does not decode ({type(error).__name__}: {error})"

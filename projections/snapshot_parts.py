@@ -112,16 +112,22 @@ async def load_state(store: EventStore, codec: SnapshotCodec[S], slot: Slot) -> 
     return Loaded(state, head.version, digests)
 
 
+async def load_parts(
+    store: EventStore, tenant_id: str, stream: str, name: str, count: int
+) -> list[bytes] | None:
+    """Parts ``0 .. count`` of projection ``name``'s snapshot of a stream, in order, in one
+    read; None when one is missing or damaged."""
+    names = [part_name(name, part) for part in range(count)]
+    found = await store.load_snapshots(tenant_id, stream, names) if names else {}
+    parts = [found[part].state for part in names if part in found]
+    return parts if len(parts) == count else None
+
+
 async def _parts(store: EventStore, slot: Slot, count: int) -> list[bytes] | None:
-    names = [part_name(slot.name, part) for part in range(count)]
-    found = await store.load_snapshots(slot.tenant_id, slot.stream, names) if names else {}
-    parts = [found[name] for name in names if name in found]
-    if len(parts) < count or any(
-        part.projection_version != slot.projection_version for part in parts
-    ):
+    parts = await load_parts(store, slot.tenant_id, slot.stream, slot.name, count)
+    if parts is None:
         _log.warning("snapshot of %s/%s lacks parts", slot.tenant_id, slot.stream)
-        return None
-    return [part.state for part in parts]
+    return parts
 
 
 async def save_state(

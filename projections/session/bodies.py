@@ -39,6 +39,7 @@ __all__ = [
     "IndexMismatchError",
     "body_size",
     "erased_message",
+    "runs_of",
 ]
 
 ERASED = "[erased]"
@@ -211,7 +212,7 @@ async def fetch_bodies(
     wanted = sorted(set(indexes))
     found: dict[int, Message] = {}
     scattered: list[int] = []
-    for first, last in _runs(wanted):
+    for first, last in runs_of(wanted):
         members = wanted[bisect_left(wanted, first) : bisect_right(wanted, last)]
         if len(members) < _RANGE_AT_LEAST:
             scattered += members
@@ -237,8 +238,9 @@ def _checked_bodies(
     return {index: _checked_body(rows, index, by_version) for index in indexes}
 
 
-def _runs(indexes: list[int], gap: int = 8) -> list[tuple[int, int]]:
-    """Sorted indexes as ``(first, last)`` runs; runs closer than ``gap`` are read as one."""
+def runs_of(indexes: list[int], gap: int = 8) -> list[tuple[int, int]]:
+    """Sorted indexes as ``(first, last)`` runs, runs closer than ``gap`` as one (``gap=1``:
+    runs of consecutive indexes)."""
     runs: list[tuple[int, int]] = []
     for index in indexes:
         if runs and index - runs[-1][1] <= gap:

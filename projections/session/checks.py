@@ -15,7 +15,7 @@ from collections.abc import Iterable
 
 from eventstore import EventStore, RecordedEvent
 from projections.context.grouping import Grouper
-from projections.session.bodies import IndexMismatchError
+from projections.session.bodies import IndexMismatchError, runs_of
 from projections.session.events import ResultsMasked, SummaryCommitted
 from projections.session.fold import committed_summary, parse_event
 from projections.session.state import Cut
@@ -77,9 +77,9 @@ def check_groups(cut: Cut, groups: Iterable[int]) -> None:
     unchecked = {g for g in wanted if g < state.snapshot_groups} - state.checked_groups
     if not unchecked:
         return  # folded from the log (its groups are the log's), or checked already
-    for run in _consecutive(sorted(wanted)):
-        first = state.grouper.bounds(run[0])[0]
-        end = min(state.grouper.bounds(run[-1])[1], cut.count)
+    for first_group, last_group in runs_of(sorted(wanted), gap=1):
+        run = range(first_group, last_group + 1)
+        first, end = cut.span(first_group, last_group)
         grouper = Grouper()
         for message in cut.messages(first, end):
             grouper.add(message)
@@ -94,16 +94,6 @@ def check_groups(cut: Cut, groups: Iterable[int]) -> None:
                 f"tokens {found})"
             )
     state.checked_groups |= wanted
-
-
-def _consecutive(groups: list[int]) -> list[list[int]]:
-    runs: list[list[int]] = []
-    for group in groups:
-        if runs and group == runs[-1][-1] + 1:
-            runs[-1].append(group)
-        else:
-            runs.append([group])
-    return runs
 
 
 def _sum(cut: Cut, group: int) -> int:

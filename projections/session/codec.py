@@ -34,10 +34,12 @@ from projections.session.columns import (
     RoleColumn,
 )
 from projections.session.segments import (
-    Marks,
+    COLUMN_NAMES,
+    LIST_COLUMNS,
     decode_slices,
     encode_slice,
     end_marks,
+    join_slice,
     marks_at,
     split_slice,
 )
@@ -57,7 +59,6 @@ __all__ = [
 
 _MAGIC = b"ctxledger-index/2\n"
 _PART_MAGIC = b"ctxledger-index-part/2\n"
-_LISTS = ("ids", "issues", "pin_log", "unreadable", "masks", "seen_calls")
 
 
 def _fields(state: SessionState) -> dict[str, Any]:
@@ -228,14 +229,14 @@ def _check_lengths(state: SessionState) -> None:
 def _as_data(columns: dict[str, memoryview]) -> dict[str, Any]:
     """Columns as JSON-ready data: lists of rows as they are, packed bytes as base64."""
     return {
-        name: orjson.loads(data) if name in _LISTS else base64.b64encode(data).decode("ascii")
+        name: orjson.loads(data) if name in LIST_COLUMNS else base64.b64encode(data).decode("ascii")
         for name, data in columns.items()
     }
 
 
 def state_to_dict(state: SessionState) -> dict[str, Any]:
     """Everything the state holds, as JSON-ready data (packed columns as base64 text)."""
-    rows = split_slice(encode_slice(state, _ZERO, end_marks(state)))
+    rows = split_slice(encode_slice(state, marks_at(state, 0), end_marks(state)))
     return {**_fields(state), **_as_data(rows)}
 
 
@@ -248,20 +249,13 @@ def snapshot_to_dict(data: bytes) -> dict[str, Any]:
 
 def snapshot_from_dict(raw: dict[str, Any]) -> bytes:
     """Head bytes from data in the form :func:`snapshot_to_dict` gives."""
-    fields = {k: v for k, v in raw.items() if k not in _ROW_NAMES}
     columns = {
-        name: orjson.dumps(raw[name]) if name in _LISTS else base64.b64decode(raw[name])
-        for name in _ROW_NAMES
+        name: orjson.dumps(raw[name]) if name in LIST_COLUMNS else base64.b64decode(raw[name])
+        for name in COLUMN_NAMES
     }
-    header = orjson.dumps({name: len(data) for name, data in columns.items()})
-    rows = b"".join([len(header).to_bytes(8, "little"), header, *columns.values()])
-    return _assemble(fields, rows)
+    return _assemble({k: v for k, v in raw.items() if k not in columns}, join_slice(columns))
 
 
 def state_digest(state: SessionState) -> str:
     """A hash of everything the state holds: equal states, equal digests."""
     return blake3(canonical_json(state_to_dict(state))).hexdigest()
-
-
-_ZERO = Marks(0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
-_ROW_NAMES = tuple(split_slice(encode_slice(SessionState(), _ZERO, _ZERO)))

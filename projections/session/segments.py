@@ -22,7 +22,17 @@ from projections.context.grouping import ProtocolIssue
 from projections.session.columns import packed_bytes, unpacked
 from projections.session.state import Mask, SessionState, Unreadable
 
-__all__ = ["Marks", "decode_slices", "encode_slice", "end_marks", "marks_at"]
+__all__ = [
+    "COLUMN_NAMES",
+    "LIST_COLUMNS",
+    "Marks",
+    "decode_slices",
+    "encode_slice",
+    "end_marks",
+    "join_slice",
+    "marks_at",
+    "split_slice",
+]
 
 
 @dataclass(frozen=True)
@@ -109,9 +119,13 @@ def _columns(state: SessionState, a: Marks, b: Marks) -> dict[str, bytes]:
 
 
 def encode_slice(state: SessionState, a: Marks, b: Marks) -> bytes:
-    """Rows ``[a, b)`` of every column: the length of a JSON header naming each column's
-    byte count, the header, then the columns' bytes (decoding them is a copy, not parsing)."""
-    columns = _columns(state, a, b)
+    """Rows ``[a, b)`` of every column, framed by :func:`join_slice`."""
+    return join_slice(_columns(state, a, b))
+
+
+def join_slice(columns: dict[str, bytes]) -> bytes:
+    """Columns' bytes as one slice: the length of a JSON header naming each column's byte
+    count, the header, then the columns' bytes (decoding them is a copy, not parsing)."""
     header = orjson.dumps({name: len(data) for name, data in columns.items()})
     return b"".join([len(header).to_bytes(8, "little"), header, *columns.values()])
 
@@ -151,6 +165,9 @@ _ROWS: dict[str, Callable[[Any], Any]] = {
     "masks": lambda raw: Mask(**raw),
     "seen_calls": str,
 }
+#: The columns whose rows are JSON values (the others are packed bytes), and all of them.
+LIST_COLUMNS = frozenset(_ROWS)
+COLUMN_NAMES = (*_PACKED, *_RAW, *_ROWS)
 
 
 def decode_slices(slices: Iterable[bytes | memoryview]) -> dict[str, Any]:

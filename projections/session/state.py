@@ -14,7 +14,7 @@ from blake3 import blake3
 
 from projections.context.grouping import Grouper, ProtocolIssue
 from projections.context.messages import Message
-from projections.session.bodies import Bodies, BodyNotLoadedError, HeldBodies
+from projections.session.bodies import Bodies, BodyNotLoadedError, HeldBodies, runs_of
 from projections.session.columns import (
     EncodingColumn,
     HashColumn,
@@ -358,20 +358,11 @@ class Cut:
     def message_ranges(self, groups: Iterable[int]) -> list[tuple[int, int]]:
         """The message indexes ``[first, end)`` of these groups as of the cut, consecutive
         groups as one range (a window is a run of hundreds of groups)."""
-        ranges: list[tuple[int, int]] = []
-        run: list[int] = []
-        for group in sorted({g for g in groups if 0 <= g < self.groups}):
-            if run and group == run[1] + 1:
-                run[1] = group
-                continue
-            if run:
-                ranges.append(self._range(*run))
-            run = [group, group]
-        if run:
-            ranges.append(self._range(*run))
-        return ranges
+        valid = sorted({group for group in groups if 0 <= group < self.groups})
+        return [self.span(first, last) for first, last in runs_of(valid, gap=1)]
 
-    def _range(self, first_group: int, last_group: int) -> tuple[int, int]:
+    def span(self, first_group: int, last_group: int) -> tuple[int, int]:
+        """The message indexes ``[first, end)`` of groups ``first_group .. last_group``."""
         end = self.state.grouper.bounds(last_group)[1]
         return self.state.grouper.starts[first_group], min(end, self.count)
 

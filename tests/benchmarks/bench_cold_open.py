@@ -38,6 +38,7 @@ from typing import Any
 from tests.conftest import ROOT
 
 TENANT = "bench"
+Figure = tuple[str, str, float, str]  # what, where, the ratio, its target
 TARGETS = {"cold_growth": 2.0, "cold_vs_warm": 20.0, "rss_mb": 100.0, "cli_cpu": 10.0}
 
 
@@ -62,20 +63,33 @@ async def build(path: Path, size: int) -> None:
             await session.append(messages[start : start + 1000])
 
 
-async def ledger_child(path: str, size: int, probes: int) -> dict[str, float]:
-    """Run in a fresh process: the cold open, then warm renders and time travel."""
+async def ledger_child(
+    path: str, size: int, probes: int, imports_first: bool = False
+) -> dict[str, float]:
+    """Run in a fresh process: the cold open, then warm renders and time travel (none when
+    ``probes`` is 0). ``imports_first``: render a one-message session in a memory store
+    before the clock starts, so that the modules a render imports on first use (the render
+    and compaction modules, OpenTelemetry when installed) are loaded: the cold open of the
+    session alone, without the process's one-time imports."""
     import eventstore.sql.sqlite.backend  # noqa: F401  (imported on first open: not a cold open)
     from eventstore import EventStore
     from projections.context.budget import Budget
     from projections.ledger import Ledger
 
     budget = Budget(context_limit=32_000, max_output_tokens=4_000)
+    if imports_first:
+        async with EventStore.open("memory://") as scratch:
+            warmup = Ledger(scratch).session("warm-up", "s")
+            await warmup.append([{"role": "user", "content": "hello"}])
+            await warmup.render(budget)
     before = resident_mb()
     began = time.perf_counter()
     async with EventStore.open(path) as store:
         session = Ledger(store).session(TENANT, f"s{size}")
         await session.render(budget)
         cold = time.perf_counter() - began
+        if not probes:
+            return {"cold_ms": cold * 1e3}
         warm, travel = [], []
         rng = random.Random(7)
         version = (await session.latest()).version
@@ -96,28 +110,6 @@ async def ledger_child(path: str, size: int, probes: int) -> dict[str, float]:
         "travel_log_ms": uncached,
         "rss_above_imports_mb": after - before,
     }
-
-
-async def cold_only_child(path: str, size: int) -> dict[str, float]:
-    """Run in a fresh process: the cold open after a render of a one-message session in a
-    memory store, so that the modules a render imports on first use (the render and
-    compaction modules, OpenTelemetry when installed) are loaded before the clock starts:
-    the cold open of the session alone, without the process's one-time imports."""
-    import eventstore.sql.sqlite.backend  # noqa: F401
-    from eventstore import EventStore
-    from projections.context.budget import Budget
-    from projections.ledger import Ledger
-
-    budget = Budget(context_limit=32_000, max_output_tokens=4_000)
-    async with EventStore.open("memory://") as scratch:
-        warmup = Ledger(scratch).session("warm-up", "s")
-        await warmup.append([{"role": "user", "content": "hello"}])
-        await warmup.render(budget)
-    began = time.perf_counter()
-    async with EventStore.open(path) as store:
-        await Ledger(store).session(TENANT, f"s{size}").render(budget)
-        cold = time.perf_counter() - began
-    return {"cold_ms": cold * 1e3}
 
 
 async def _travel_from_the_log(
@@ -204,7 +196,8 @@ def run(sizes: list[int], probes: int) -> dict[str, Any]:
             asyncio.run(build(db, size))
             langgraph_build(folder / f"lg{size}.db", size)
             row = child("ledger", str(db), str(size), str(probes))
-            row["cold_imported_ms"] = child("cold", str(db), str(size))["cold_ms"]
+            imported = child("ledger", str(db), str(size), "0", "imports-first")
+            row["cold_imported_ms"] = imported["cold_ms"]
             row["langgraph"] = child("langgraph", str(folder / f"lg{size}.db"))
             results["sizes"][size] = row
         cli = [shutil.which("ctxledger") or "ctxledger", "--db", str(db), "context"]
@@ -231,39 +224,42 @@ def report(results: dict[str, Any]) -> str:
         )
     first, last = results["sizes"][sizes[0]], results["sizes"][sizes[-1]]
     cli = results["cli_cpu_s"] / results["bare_cpu_s"]
+    growth, at = f"{sizes[-1]} / {sizes[0]}", f"at {sizes[-1]}"
+
+    def ratio(what: str, where: str, top: float, bottom: float, target: str) -> Figure:
+        return (what, where, top / bottom, target)
+
     figures = [
-        ("cold open", f"{sizes[-1]} / {sizes[0]}", last["cold_ms"] / first["cold_ms"], "<= 2"),
-        ("cold open / warm render", f"at {sizes[-1]}", last["cold_ms"] / last["warm_ms"], "<= 20"),
-        (
+        ratio("cold open", growth, last["cold_ms"], first["cold_ms"], "<= 2"),
+        ratio("cold open / warm render", at, last["cold_ms"], last["warm_ms"], "<= 20"),
+        ratio(
             "cold open / LangGraph get_tuple",
-            f"at {sizes[-1]}",
-            last["cold_ms"] / last["langgraph"]["get_tuple_ms"],
+            at,
+            last["cold_ms"],
+            last["langgraph"]["get_tuple_ms"],
             "< 1",
         ),
-        (
+        ratio(
             "cold open, imports done first",
-            f"{sizes[-1]} / {sizes[0]}",
-            last["cold_imported_ms"] / first["cold_imported_ms"],
+            growth,
+            last["cold_imported_ms"],
+            first["cold_imported_ms"],
             "<= 2",
         ),
-        (
+        ratio(
             "cold open, imports done first / warm render",
-            f"at {sizes[-1]}",
-            last["cold_imported_ms"] / last["warm_ms"],
+            at,
+            last["cold_imported_ms"],
+            last["warm_ms"],
             "<= 20",
         ),
-        ("warm render", f"{sizes[-1]} / {sizes[0]}", last["warm_ms"] / first["warm_ms"], "<= 1.3"),
-        (
-            "time travel",
-            f"{sizes[-1]} / {sizes[0]}",
-            last["travel_ms"] / first["travel_ms"],
-            "<= 1.3",
-        ),
-        (
-            "time travel, bodies from the log",
-            f"{sizes[-1]} / {sizes[0]}",
-            last["travel_log_ms"] / first["travel_log_ms"],
-            "<= 1.3",
+        *(
+            ratio(what, growth, last[key], first[key], "<= 1.3")
+            for what, key in (
+                ("warm render", "warm_ms"),
+                ("time travel", "travel_ms"),
+                ("time travel, bodies from the log", "travel_log_ms"),
+            )
         ),
         ("ctxledger context CPU / python -c pass", f"at {sizes[0]}", cli, "<= 10"),
     ]
@@ -285,9 +281,9 @@ def main() -> None:
     if args.child:
         kind, *rest = args.child
         if kind == "ledger":
-            print(json.dumps(asyncio.run(ledger_child(rest[0], int(rest[1]), int(rest[2])))))
-        elif kind == "cold":
-            print(json.dumps(asyncio.run(cold_only_child(rest[0], int(rest[1])))))
+            path, size, probes, *mode = rest
+            measured = ledger_child(path, int(size), int(probes), mode == ["imports-first"])
+            print(json.dumps(asyncio.run(measured)))
         else:
             print(json.dumps(langgraph_child(rest[0])))
         return
