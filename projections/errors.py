@@ -11,6 +11,7 @@
     ├── SummarizerError               a summarizer could not produce a summary
     │   └── SummarizerUnavailableError  its server could not be reached or refused the call
     ├── ConfigurationError            settings that cannot work (a summary budget over usable)
+    ├── EmbedderError                 an embedder broke its contract (count, dimension, name)
     ├── ContextOverBudgetError        the context served is over the usable budget (on request)
     └── IngestInterruptedError        an ingest stopped part-way (says what was committed)
 
@@ -25,6 +26,7 @@ __all__ = [
     "ConfigurationError",
     "ContextOverBudgetError",
     "ContextOverBudgetWarning",
+    "EmbedderError",
     "IngestConflictError",
     "IngestInterruptedError",
     "MemoryNotFoundError",
@@ -62,6 +64,11 @@ class SummarizerUnavailableError(SummarizerError):
 
 class ConfigurationError(LedgerError, ValueError):
     """Settings that cannot work together (what was given, what is allowed, what to do)."""
+
+
+class EmbedderError(LedgerError):
+    """An embedder broke its contract: a wrong count or dimension of vectors, or a name a
+    read model cannot carry (:mod:`projections.recall.vectors`)."""
 
 
 class ContextOverBudgetError(LedgerError):

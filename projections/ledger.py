@@ -46,6 +46,7 @@ if TYPE_CHECKING:
     from projections.compactor import CompactionOutcome
     from projections.erasure import CascadedErasure
     from projections.memory.service import LongTermMemory
+    from projections.recall.vectors import Embedder, VectorIndex
     from projections.summaries.summarizer import Summarizer, SummarizerFunction
 
 __all__ = ["Ledger", "Session"]
@@ -71,6 +72,9 @@ class Ledger:
         body_cache_bytes: the bound of the cache of message bodies the cached sessions share
             (least recently used first out; a body not in it is read back from the log, checked
             against the session's index). A session's state itself holds no bodies.
+        embedder: the optional embedding ranker's model (:mod:`projections.recall.vectors`):
+            with one, recall ranks by BM25 and the messages' vectors together (their rows are
+            derived data, erased with their message); None: BM25 alone.
     """
 
     def __init__(
@@ -82,8 +86,14 @@ class Ledger:
         cached_sessions: int = 256,
         cached_bytes: int | None = DEFAULT_INDEX_BYTES,
         body_cache_bytes: int = DEFAULT_BODY_BYTES,
+        embedder: Embedder | None = None,
     ) -> None:
         self.store = store
+        self.vectors: VectorIndex | None = None
+        if embedder is not None:  # imported only when used: a plain read loads no ranker
+            from projections.recall.vectors import VectorIndex
+
+            self.vectors = VectorIndex(embedder)
         register_ledger_events(store.registry)
         self.bodies = BodyCache(body_cache_bytes)
         self.sessions = ProjectionRunner(

@@ -35,6 +35,7 @@ from projections.telemetry import conversation, operation
 if TYPE_CHECKING:
     from projections.recall.rank import Hit
     from projections.recall.search import RecallOptions
+    from projections.recall.vectors import VectorIndex
 
 __all__ = [
     "LedgerParts",
@@ -52,6 +53,7 @@ class LedgerParts(Protocol):
 
     store: EventStore
     sessions: ProjectionRunner[SessionState]
+    vectors: VectorIndex | None  # the embedding ranker's read model (None: BM25 alone)
 
     @property
     def counter(self) -> TokenCounter:
@@ -241,7 +243,32 @@ class SessionReads:
             query = latest_user_text(cut)
         hits = await self._find(query, cut, limit=options.candidates, expand=options.expand)
         found = [RecallHit(hit.message.message_id, hit.score) for hit in hits]
+        vectors = self.ledger.vectors
+        if vectors is not None and options.dense_weight > 0 and query.strip():
+            found = await self._fused(vectors, query, cut, found, options)
         return Recall(query, found, options.share, options.neighbours)
+
+    async def _fused(
+        self,
+        vectors: VectorIndex,
+        query: str,
+        cut: Cut,
+        found: list[RecallHit],
+        options: RecallOptions,
+    ) -> list[RecallHit]:
+        """BM25's hits fused with the embedding ranker's cosines over the cut's messages (the
+        vectors of later or erased messages are never read)."""
+        from projections.recall.vectors import dense_scores, fuse
+
+        runner = self.ledger.read_model(vectors)
+        await runner.catch_up(self.tenant_id)
+        state = cut.state
+        keys = [state.message_event_ids[i] for i in range(cut.count) if i not in state.erased]
+        rows = await self.ledger.store.read_models.read(self.tenant_id, runner.name, keys)
+        [asked] = vectors.embed([query])
+        bm25 = {hit.message_id: hit.score for hit in found}
+        fused = fuse(bm25, dense_scores(asked, rows), options.dense_weight, options.candidates)
+        return [RecallHit(message_id, score) for message_id, score in fused]
 
     async def _find(
         self, query: str, cut: Cut, *, limit: int | None = None, expand: bool | None = None

@@ -13,7 +13,7 @@ import asyncio
 import functools
 import os
 from collections.abc import Callable, Coroutine, Sequence
-from typing import Any, Concatenate, ParamSpec, TypeVar
+from typing import TYPE_CHECKING, Any, Concatenate, ParamSpec, TypeVar
 
 from eventstore import EventStore
 from projections.context.tokens import TokenCounter
@@ -21,6 +21,9 @@ from projections.erasure import CascadedErasure
 from projections.ledger import Ledger, Session
 from projections.memory.service import LongTermMemory
 from projections.session.bodies import DEFAULT_BODY_BYTES, DEFAULT_INDEX_BYTES
+
+if TYPE_CHECKING:
+    from projections.recall.vectors import Embedder
 
 __all__ = ["SyncLedger", "SyncSession", "blocking"]
 
@@ -83,8 +86,8 @@ class SyncLedger:
 
     Args:
         url: the database (see :meth:`EventStore.open`), with the backend's ``options``.
-        counter: the token counter; ``snapshot_every``, ``cached_sessions``, ``cached_bytes``
-            and ``body_cache_bytes`` as for :class:`~projections.ledger.Ledger`.
+        counter: the token counter; ``snapshot_every``, ``cached_sessions``, ``cached_bytes``,
+            ``body_cache_bytes`` and ``embedder`` as for :class:`~projections.ledger.Ledger`.
     """
 
     def __init__(
@@ -96,6 +99,7 @@ class SyncLedger:
         cached_sessions: int = 256,
         cached_bytes: int | None = DEFAULT_INDEX_BYTES,
         body_cache_bytes: int = DEFAULT_BODY_BYTES,
+        embedder: Embedder | None = None,
         **options: Any,
     ) -> None:
         self._runner = asyncio.Runner()
@@ -107,6 +111,7 @@ class SyncLedger:
             cached_sessions=cached_sessions,
             cached_bytes=cached_bytes,
             body_cache_bytes=body_cache_bytes,
+            embedder=embedder,
         )
 
     def session(

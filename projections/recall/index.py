@@ -11,7 +11,7 @@ transaction (the store does that for every read model).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 
 import orjson
@@ -24,7 +24,13 @@ from projections.projection import Changes
 from projections.recall.terms import search_terms
 from projections.session.events import MessageAppended
 
-__all__ = ["SEARCH_INDEX", "IndexedMessage", "SearchIndex", "searchable_text"]
+__all__ = [
+    "SEARCH_INDEX",
+    "IndexedMessage",
+    "SearchIndex",
+    "indexed_messages",
+    "searchable_text",
+]
 
 
 @dataclass(frozen=True)
@@ -59,16 +65,8 @@ class SearchIndex:
     def changes(self, events: Sequence[RecordedEvent]) -> Changes:
         """One row per readable message of a session stream; nothing else is indexed."""
         upserts = []
-        for event in events:
-            if event.type != "MessageAppended" or event.data is None:
-                continue
-            if not event.stream_id.startswith("session/"):
-                continue
-            try:
-                message = MessageAppended.model_validate(event.data).message
-            except ValidationError:
-                continue  # an unreadable payload is reported by the session fold, not here
-            terms = search_terms(searchable_text(message))
+        for event, message, text in indexed_messages(events):
+            terms = search_terms(text)
             if not terms:
                 continue
             data = {"id": message.id, "v": event.version, "role": message.role}
@@ -83,6 +81,23 @@ class SearchIndex:
                 )
             )
         return Changes(upserts=upserts)
+
+
+def indexed_messages(
+    events: Iterable[RecordedEvent],
+) -> Iterator[tuple[RecordedEvent, Message, str]]:
+    """The readable messages of session streams among ``events``, each with its event and
+    :func:`searchable_text`: what every recall read model (terms, vectors) indexes."""
+    for event in events:
+        if event.type != "MessageAppended" or event.data is None:
+            continue
+        if not event.stream_id.startswith("session/"):
+            continue
+        try:
+            message = MessageAppended.model_validate(event.data).message
+        except ValidationError:
+            continue  # an unreadable payload is reported by the session fold, not here
+        yield event, message, searchable_text(message)
 
 
 SEARCH_INDEX = SearchIndex()

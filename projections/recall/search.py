@@ -9,16 +9,21 @@ from dataclasses import dataclass
 
 from eventstore import EventStore
 from eventstore.recorder import Document, DocumentStats
+from projections.errors import ConfigurationError
 from projections.recall.rank import Hit, bm25
 from projections.recall.terms import query_terms
 from projections.runner import ReadModelRunner
 
-__all__ = ["CANDIDATES", "EXPAND", "RecallOptions", "find"]
+__all__ = ["CANDIDATES", "DENSE_WEIGHT", "EXPAND", "RecallOptions", "find"]
 
 #: Rows the store's own ranking passes on to BM25 here (ranking is exact within them).
 CANDIDATES = 500
 #: Expand queries by pseudo-relevance feedback (see :func:`find`).
 EXPAND = False
+#: With a ledger's embedder, the share of a recall score that comes from the embedding ranker
+#: (the rest is BM25's), chosen by measurement on LoCoMo (docs/quality.md, "The embedding
+#: ranker").
+DENSE_WEIGHT = 0.3
 
 
 @dataclass(frozen=True)
@@ -35,6 +40,9 @@ class RecallOptions:
             share, weighted 0.3): +1.2 to +1.6 points of LoCoMo evidence, but the shared terms
             are often common ones (a speaker's name) whose counts cost: render with recall
             went from 44 to 139 ms at 100k messages. Off by default.
+        dense_weight: with a ledger's embedder, the share of a recall score that comes from
+            the embedding ranker (:data:`DENSE_WEIGHT`; 0: BM25 alone). Without an embedder
+            it is not used.
     """
 
     query: str | None = None
@@ -42,10 +50,15 @@ class RecallOptions:
     neighbours: bool = True
     candidates: int = 200
     expand: bool = EXPAND
+    dense_weight: float = DENSE_WEIGHT
 
     def __post_init__(self) -> None:
+        if not 0 <= self.dense_weight <= 1:
+            raise ConfigurationError(f"the dense weight is in [0, 1], got {self.dense_weight}")
         if not 0 < self.share < 1:
-            raise ValueError(f"the recall share is a share of usable in (0, 1), got {self.share}")
+            raise ConfigurationError(
+                f"the recall share is a share of usable in (0, 1), got {self.share}"
+            )
 
 
 async def find(

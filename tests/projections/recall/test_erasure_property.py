@@ -1,6 +1,7 @@
 """Random appends, erasures and searches: no erased text is ever returned, by search or by a
-render with recall, and the index rows hold no copy once the erasure is recorded (SQLite file
-and the memory backend)."""
+render with recall (BM25 alone, and fused with the embedding ranker), and neither the index
+rows nor the vectors hold anything of an erased message once the erasure is recorded (SQLite
+file and the memory backend)."""
 
 from __future__ import annotations
 
@@ -18,6 +19,7 @@ from projections.context.budget import Budget
 from projections.ledger import Ledger
 from projections.recall.index import SEARCH_INDEX
 from projections.recall.search import RecallOptions
+from tests.projections.recall.concepts import ConceptEmbedder
 
 WORDS = ["train", "G7311", "Hangzhou", "budget", "排除", "酒店", "sunset", "painting", "omar_3817"]
 TEXT = st.lists(st.sampled_from(WORDS), min_size=1, max_size=5).map(" ".join)
@@ -29,9 +31,9 @@ STEP = st.one_of(
 BUDGET = Budget(context_limit=260, max_output_tokens=0, tool_reserve=0, safety_margin=0)
 
 
-async def play(url: str, steps: list[tuple[str, object]]) -> None:
+async def play(url: str, steps: list[tuple[str, object]], ranker: str) -> None:
     async with EventStore.open(url) as store:
-        ledger = Ledger(store)
+        ledger = Ledger(store, embedder=ConceptEmbedder() if ranker == "vectors" else None)
         session = ledger.session("acme", "s")
         appended: list[tuple[str, str]] = []  # (event id, secret word)
         erased: set[str] = set()
@@ -62,18 +64,26 @@ async def check(
     sent = json.dumps(rendered.wire)
     assert not any(secret in sent for secret in erased)
     name = ledger.read_model(SEARCH_INDEX).name
-    rows = await ledger.store.read_models.read("acme", name, [e for e, _ in appended])
+    keys = [event_id for event_id, _ in appended]
+    rows = await ledger.store.read_models.read("acme", name, keys)
     assert not any(secret in row.terms for row in rows for secret in erased)
+    if ledger.vectors is not None:
+        vectors = ledger.read_model(ledger.vectors).name
+        kept = {row.key for row in await ledger.store.read_models.read("acme", vectors, keys)}
+        assert not kept & {event_id for event_id, secret in appended if secret in erased}
 
 
+@pytest.mark.parametrize("ranker", ["bm25", "vectors"])
 @pytest.mark.parametrize("backend", ["memory", "sqlite"])
 @settings(
     max_examples=20, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
 )
 @given(steps=st.lists(STEP, min_size=1, max_size=25))
-def test_no_erased_text_is_ever_returned(backend: str, steps: list[tuple[str, object]]) -> None:
+def test_no_erased_text_is_ever_returned(
+    backend: str, ranker: str, steps: list[tuple[str, object]]
+) -> None:
     if backend == "memory":
-        asyncio.run(play("memory://", steps))
+        asyncio.run(play("memory://", steps, ranker))
         return
     with tempfile.TemporaryDirectory() as directory:
-        asyncio.run(play(str(Path(directory) / "ledger.db"), steps))
+        asyncio.run(play(str(Path(directory) / "ledger.db"), steps, ranker))
