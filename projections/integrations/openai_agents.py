@@ -278,6 +278,13 @@ class LedgerSession:
         )
         return updated
 
+    def recall_tools(self) -> list[Any]:
+        """``search_history`` and ``read_message`` on this session, as the SDK's
+        ``FunctionTool`` objects for an agent's ``tools`` (:mod:`.agents_tools`)."""
+        from projections.integrations.agents_tools import recall_tools
+
+        return list(recall_tools(self))
+
     def run_config(self, **options: Any) -> Any:
         """A ``RunConfig`` (with ``options``) whose model input filter adds recall."""
         from agents import RunConfig

@@ -67,6 +67,11 @@ async def call_recall_tool(
         MessageValidationError: an unknown tool, or arguments that are not what it takes.
     """
     args = json.loads(arguments) if isinstance(arguments, str) else arguments
+    if not isinstance(args, dict):
+        raise MessageValidationError(
+            f"a recall tool's arguments are a JSON object, got {args!r}; expected "
+            "search_history(query, k) or read_message(id)"
+        )
     if name == "search_history" and isinstance(args.get("query"), str):
         k = args.get("k", 5)
         if not isinstance(k, int) or not 1 <= k <= 20:

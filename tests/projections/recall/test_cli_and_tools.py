@@ -85,3 +85,5 @@ async def test_an_agent_pages_a_masked_result_back_in(tmp_path: Path) -> None:
             await call_recall_tool(session, "delete_everything", {})
         with pytest.raises(MessageValidationError, match="k is an integer"):
             await call_recall_tool(session, "search_history", {"query": "x", "k": 99})
+        with pytest.raises(MessageValidationError, match="a JSON object"):
+            await call_recall_tool(session, "search_history", "[1]")
