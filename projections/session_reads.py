@@ -330,7 +330,7 @@ class SessionReads:
         return await self._checked(attempt)
 
     async def recall_block(
-        self, query: str, room: int, served: Iterable[str] = (), *, share: float = 0.4
+        self, query: str, room: int, served: Iterable[str] = (), *, share: float = 0.5
     ) -> RecallPlan:
         """The recalled block for ``query`` on its own, within ``room`` tokens (its message
         counted as the render counts it), leaving out the groups of the messages already

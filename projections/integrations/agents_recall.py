@@ -55,7 +55,7 @@ class _Recalling(Protocol):
     """What the block is asked of: a session's reads (:class:`~projections.ledger.Session`)."""
 
     async def recall_block(
-        self, query: str, room: int, served: Iterable[str] = (), *, share: float = 0.4
+        self, query: str, room: int, served: Iterable[str] = (), *, share: float = 0.5
     ) -> RecallPlan: ...
 
 

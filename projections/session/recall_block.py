@@ -50,7 +50,7 @@ class Recall:
 
     query: str
     hits: Sequence[RecallHit]
-    share: float = 0.4
+    share: float = 0.5  # projections.recall.search.RECALL_SHARE (a label here)
     neighbours: bool = True
     # Every group's score as of a cut (its version and length): a render reads it twice, to
     # fetch the candidates' bodies and to choose its block (a group's score does not depend on

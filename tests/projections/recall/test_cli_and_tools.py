@@ -87,3 +87,12 @@ async def test_an_agent_pages_a_masked_result_back_in(tmp_path: Path) -> None:
             await call_recall_tool(session, "search_history", {"query": "x", "k": 99})
         with pytest.raises(MessageValidationError, match="a JSON object"):
             await call_recall_tool(session, "search_history", "[1]")
+
+
+def test_the_clis_recall_share_is_the_librarys() -> None:
+    from projections.cli.session_commands import context_command as context
+    from projections.recall.search import RECALL_SHARE, RecallOptions
+    from projections.session.recall_block import Recall
+
+    [option] = [p for p in context.params if p.name == "recall_share"]
+    assert option.default == RECALL_SHARE == RecallOptions().share == Recall("q", []).share
