@@ -16,14 +16,17 @@ row's JSON. A time-travel render reads only the vectors of the messages its cut 
 
 Rows are read by key for the messages of the cut: exact, and cheap at the sizes of a
 conversation (a 600-message LoCoMo conversation: one read of 600 rows); a 100k-message session
-reads 100k rows a query (no vector index such as sqlite-vec or pgvector is used).
+reads and decodes 100k rows a query (about 1.1 s here: no vector index such as sqlite-vec or
+pgvector is used).
 """
 
 from __future__ import annotations
 
 import base64
 import math
+import operator
 import statistics
+from array import array
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Protocol, runtime_checkable
@@ -69,10 +72,6 @@ def quantised(vector: Sequence[float]) -> bytes:
     """A vector scaled to unit length, as signed bytes (-127..127)."""
     norm = math.sqrt(sum(x * x for x in vector)) or 1.0
     return bytes((round(127 * x / norm)) & 0xFF for x in vector)
-
-
-def _signed(data: bytes) -> list[int]:
-    return [b - 256 if b > 127 else b for b in data]
 
 
 class VectorIndex:
@@ -139,17 +138,37 @@ class DenseScore:
 
 def dense_scores(query: Sequence[float], rows: Iterable[Document]) -> list[DenseScore]:
     """Each row's cosine with ``query`` (both quantised, so every backend scores alike)."""
-    asked = _signed(quantised(query))
-    scale = 127 * 127
-    scores = []
+    asked = quantised(query)
+    ids: list[str] = []
+    vectors: list[bytes] = []
     for row in rows:
         data = orjson.loads(row.data)
-        vector = _signed(base64.b64decode(data["q"]))
-        if len(vector) != len(asked):
-            continue  # another dimension: not comparable (the embedder's name should differ)
-        cosine = sum(a * b for a, b in zip(asked, vector, strict=True)) / scale
-        scores.append(DenseScore(data["id"], cosine))
-    return scores
+        vector = base64.b64decode(data["q"])
+        if len(vector) == len(asked):  # another dimension is another model: not comparable
+            ids.append(data["id"])
+            vectors.append(vector)
+    return [
+        DenseScore(message_id, dot / _SCALE)
+        for message_id, dot in zip(ids, _dots(asked, vectors), strict=True)
+    ]
+
+
+_SCALE = 127 * 127
+
+
+def _dots(asked: bytes, vectors: Sequence[bytes]) -> list[int]:
+    """The exact integer dot products of signed-byte vectors: with numpy when it is installed
+    (it comes with every embedding model's packages), else in Python; the same integers."""
+    try:
+        import numpy as np
+    except ImportError:
+        query = array("b", asked)
+        return [sum(map(operator.mul, query, array("b", vector))) for vector in vectors]
+    if not vectors:
+        return []
+    matrix = np.frombuffer(b"".join(vectors), dtype=np.int8).reshape(len(vectors), len(asked))
+    products = matrix.astype(np.int32) @ np.frombuffer(asked, dtype=np.int8).astype(np.int32)
+    return [int(value) for value in products]
 
 
 def fuse(

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import sys
 import tempfile
 from pathlib import Path
 from typing import Any
@@ -20,7 +21,7 @@ from projections.context.budget import Budget
 from projections.errors import ConfigurationError, EmbedderError
 from projections.ledger import Ledger, Session
 from projections.recall.search import RecallOptions
-from projections.recall.vectors import DenseScore, VectorIndex, fuse
+from projections.recall.vectors import DenseScore, VectorIndex, fuse, quantised
 from tests.projections.recall.concepts import ConceptEmbedder
 
 BUDGET = Budget(context_limit=400, max_output_tokens=0, tool_reserve=0, safety_margin=0)
@@ -225,3 +226,28 @@ def test_all_minilm_from_the_embeddings_extra_recalls_by_meaning() -> None:
             return await recalled(session)
 
     assert "k" in asyncio.run(render())
+
+
+@settings(max_examples=50, deadline=None)
+@given(
+    query=st.lists(st.floats(-1, 1), min_size=3, max_size=3),
+    vectors=st.lists(st.lists(st.floats(-1, 1), min_size=3, max_size=3), max_size=6),
+)
+def test_dot_products_are_the_same_integers_with_and_without_numpy(
+    query: list[float], vectors: list[list[float]]
+) -> None:
+    from projections.recall import vectors as module
+
+    asked = quantised(query)
+    packed = [quantised(vector) for vector in vectors]
+    expected = [
+        sum(
+            (a - 256 if a > 127 else a) * (b - 256 if b > 127 else b)
+            for a, b in zip(asked, v, strict=True)
+        )
+        for v in packed
+    ]
+    assert module._dots(asked, packed) == expected
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setitem(sys.modules, "numpy", None)  # import numpy raises ImportError
+        assert module._dots(asked, packed) == expected
