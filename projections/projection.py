@@ -96,7 +96,9 @@ class ReadModel(Protocol):
     """A projection over a tenant's whole log into rows of its own.
 
     ``name`` and ``version`` together name the stored rows: a new version starts from an empty
-    read model and rebuilds from the log.
+    read model and rebuilds from the log. A read model may set ``blocking = True`` when its
+    ``changes`` is slow work (a model embedding texts): the runner then calls it in a worker
+    thread, so the event loop keeps serving while it runs.
     """
 
     name: str

@@ -14,6 +14,7 @@ transaction; a concurrent committer makes it re-read and retry, so every event i
 
 from __future__ import annotations
 
+import asyncio
 import heapq
 import logging
 import threading
@@ -333,7 +334,10 @@ class ReadModelRunner:
             )
             if not events:
                 return position
-            changes = self.model.changes(events)
+            if getattr(self.model, "blocking", False):
+                changes = await asyncio.to_thread(self.model.changes, events)
+            else:
+                changes = self.model.changes(events)
             done = await models.commit(
                 tenant_id,
                 self.name,

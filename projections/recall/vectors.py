@@ -78,6 +78,7 @@ class VectorIndex:
     """The read model of one embedder's vectors (see the module docstring)."""
 
     version = 1
+    blocking = True  # a model embeds in a worker thread (ReadModelRunner), not on the loop
 
     def __init__(self, embedder: Embedder) -> None:
         name = embedder.name

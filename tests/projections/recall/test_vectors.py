@@ -9,6 +9,7 @@ import asyncio
 import json
 import sys
 import tempfile
+import time
 from pathlib import Path
 from typing import Any
 
@@ -251,3 +252,31 @@ def test_dot_products_are_the_same_integers_with_and_without_numpy(
     with pytest.MonkeyPatch.context() as patch:
         patch.setitem(sys.modules, "numpy", None)  # import numpy raises ImportError
         assert module._dots(asked, packed) == expected
+
+
+class Slow(ConceptEmbedder):
+    """Embeds as a model on the CPU does: holding the thread it runs in."""
+
+    def embed(self, texts: Any) -> list[list[float]]:
+        time.sleep(0.3)
+        return super().embed(texts)
+
+
+async def test_embedding_runs_off_the_event_loop() -> None:
+    async with EventStore.open("memory://") as store:
+        ledger = Ledger(store, embedder=Slow())
+        session = ledger.session("acme", "trip")
+        await session.append(filler(0, 5))
+        ticks = 0
+
+        async def tick() -> None:
+            nonlocal ticks
+            while True:
+                await asyncio.sleep(0.01)
+                ticks += 1
+
+        ticker = asyncio.create_task(tick())
+        assert ledger.vectors is not None
+        await ledger.read_model(ledger.vectors).catch_up("acme")
+        ticker.cancel()
+        assert ticks >= 5  # the loop ran while the model embedded (a blocked loop: 0 or 1)
