@@ -5,6 +5,7 @@
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import dataclass
 from datetime import datetime
@@ -25,7 +26,13 @@ from projections.session.needs import (
     recall_needs,
     served_groups,
 )
-from projections.session.recall_block import Recall, RecallHit, RecallPlan, plan_recall
+from projections.session.recall_block import (
+    RECALL_SHARE,
+    Recall,
+    RecallHit,
+    RecallPlan,
+    plan_recall,
+)
 from projections.session.render import OverBudget, RenderedContext, fit_plan, render
 from projections.session.state import Cut, SessionState
 from projections.telemetry import conversation, operation
@@ -265,7 +272,7 @@ class SessionReads:
         state = cut.state
         keys = [state.message_event_ids[i] for i in range(cut.count) if i not in state.erased]
         rows = await self.ledger.store.read_models.read(self.tenant_id, runner.name, keys)
-        [asked] = vectors.embed([query])
+        [asked] = await asyncio.to_thread(vectors.embed, [query])  # a model: off the loop
         bm25 = {hit.message_id: hit.score for hit in found}
         fused = fuse(bm25, dense_scores(asked, rows), options.dense_weight, options.candidates)
         return [RecallHit(message_id, score) for message_id, score in fused]
@@ -330,7 +337,7 @@ class SessionReads:
         return await self._checked(attempt)
 
     async def recall_block(
-        self, query: str, room: int, served: Iterable[str] = (), *, share: float = 0.5
+        self, query: str, room: int, served: Iterable[str] = (), *, share: float = RECALL_SHARE
     ) -> RecallPlan:
         """The recalled block for ``query`` on its own, within ``room`` tokens (its message
         counted as the render counts it), leaving out the groups of the messages already

@@ -208,7 +208,7 @@ _mark_command("unpin", "Unpin")
 @click.option(
     "--recall-share",
     type=click.FloatRange(0, 1, min_open=True, max_open=True),
-    default=0.5,  # projections.recall.search.RECALL_SHARE (a test keeps them equal)
+    default=0.5,  # recall_block.RECALL_SHARE, not imported for --help (a test keeps them equal)
     show_default=True,
     help="The share of usable the recalled block may take.",
 )

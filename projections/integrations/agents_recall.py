@@ -29,7 +29,7 @@ from projections.context.budget import Budget
 from projections.context.formats import from_messages, to_messages
 from projections.context.messages import text_of
 from projections.recall.search import RecallOptions
-from projections.session.recall_block import RecallPlan
+from projections.session.recall_block import RECALL_SHARE, RecallPlan
 
 if TYPE_CHECKING:
     from agents.run_config import CallModelData, ModelInputData
@@ -55,7 +55,7 @@ class _Recalling(Protocol):
     """What the block is asked of: a session's reads (:class:`~projections.ledger.Session`)."""
 
     async def recall_block(
-        self, query: str, room: int, served: Iterable[str] = (), *, share: float = 0.5
+        self, query: str, room: int, served: Iterable[str] = (), *, share: float = RECALL_SHARE
     ) -> RecallPlan: ...
 
 

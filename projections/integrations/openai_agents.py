@@ -283,7 +283,7 @@ class LedgerSession:
         ``FunctionTool`` objects for an agent's ``tools`` (:mod:`.agents_tools`)."""
         from projections.integrations.agents_tools import recall_tools
 
-        return list(recall_tools(self))
+        return recall_tools(self)
 
     def run_config(self, **options: Any) -> Any:
         """A ``RunConfig`` (with ``options``) whose model input filter adds recall."""

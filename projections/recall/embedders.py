@@ -15,6 +15,7 @@
 from __future__ import annotations
 
 import os
+import threading
 from collections.abc import Sequence
 from typing import Any
 
@@ -39,6 +40,8 @@ class SentenceTransformerEmbedder:
         self._name = name or os.path.basename(self.model.rstrip("/\\")) or "sentence-transformer"
         self.batch_size = batch_size
         self._loaded: Any = None
+        # The vector index embeds in worker threads (and the query in another): one load.
+        self._loading = threading.Lock()
 
     @classmethod
     def minilm(cls) -> SentenceTransformerEmbedder:
@@ -66,13 +69,17 @@ class SentenceTransformerEmbedder:
         return [list(map(float, vector)) for vector in vectors]
 
     def _model(self) -> Any:
-        if self._loaded is None:
-            try:
-                from sentence_transformers import SentenceTransformer
-            except ImportError as error:
-                raise ConfigurationError(
-                    "a sentence-transformers embedder needs the embeddings extra: "
-                    "pip install 'ctxledger[embeddings]'"
-                ) from error
-            self._loaded = SentenceTransformer(self.model, device="cpu")
-        return self._loaded
+        with self._loading:
+            if self._loaded is None:
+                self._loaded = self._load()
+            return self._loaded
+
+    def _load(self) -> Any:
+        try:
+            from sentence_transformers import SentenceTransformer
+        except ImportError as error:
+            raise ConfigurationError(
+                "a sentence-transformers embedder needs the embeddings extra: "
+                "pip install 'ctxledger[embeddings]'"
+            ) from error
+        return SentenceTransformer(self.model, device="cpu")

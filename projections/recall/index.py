@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import orjson
 from pydantic import ValidationError
@@ -29,6 +30,7 @@ __all__ = [
     "IndexedMessage",
     "SearchIndex",
     "indexed_messages",
+    "message_row",
     "searchable_text",
 ]
 
@@ -70,17 +72,21 @@ class SearchIndex:
             if not terms:
                 continue
             data = {"id": message.id, "v": event.version, "role": message.role}
-            upserts.append(
-                Document(
-                    key=str(event.event_id),
-                    scope=event.stream_id,
-                    event_id=str(event.event_id),
-                    position=event.position,
-                    terms=" ".join(terms),
-                    data=orjson.dumps(data),
-                )
-            )
+            upserts.append(message_row(event, " ".join(terms), data))
         return Changes(upserts=upserts)
+
+
+def message_row(event: RecordedEvent, terms: str, data: dict[str, Any]) -> Document:
+    """A recall read model's row for a message's event: keyed by the event's id (so erasing
+    the event deletes it), scoped to its session stream, at its tenant position."""
+    return Document(
+        key=str(event.event_id),
+        scope=event.stream_id,
+        event_id=str(event.event_id),
+        position=event.position,
+        terms=terms,
+        data=orjson.dumps(data),
+    )
 
 
 def indexed_messages(

@@ -13,6 +13,7 @@ from projections.errors import ConfigurationError
 from projections.recall.rank import Hit, bm25
 from projections.recall.terms import query_terms
 from projections.runner import ReadModelRunner
+from projections.session.recall_block import RECALL_SHARE
 
 __all__ = ["CANDIDATES", "DENSE_WEIGHT", "EXPAND", "RECALL_SHARE", "RecallOptions", "find"]
 
@@ -24,10 +25,6 @@ EXPAND = False
 #: (the rest is BM25's), chosen by measurement on LoCoMo (docs/quality.md, "The embedding
 #: ranker").
 DENSE_WEIGHT = 0.3
-#: The share of usable a recalled block may take, chosen by measurement (docs/quality.md,
-#: "The recall share"): LoCoMo evidence at 8x rises 70.1 -> 72.1% from 0.4 to 0.5, and one
-#: point more to 0.6, where BFCL memory gains nothing; the window keeps the rest.
-RECALL_SHARE = 0.5
 
 
 @dataclass(frozen=True)

@@ -37,7 +37,7 @@ from eventstore import RecordedEvent
 from eventstore.recorder import Document
 from projections.errors import EmbedderError
 from projections.projection import Changes
-from projections.recall.index import indexed_messages
+from projections.recall.index import indexed_messages, message_row
 
 __all__ = [
     "Embedder",
@@ -102,15 +102,8 @@ class VectorIndex:
         vectors = self.embed([text for _, _, text in found])
         return Changes(
             upserts=[
-                Document(
-                    key=str(event.event_id),
-                    scope=event.stream_id,
-                    event_id=str(event.event_id),
-                    position=event.position,
-                    terms="",
-                    data=orjson.dumps(
-                        {"id": message.id, "q": base64.b64encode(quantised(vector)).decode()}
-                    ),
+                message_row(
+                    event, "", {"id": message.id, "q": base64.b64encode(quantised(vector)).decode()}
                 )
                 for (event, message, _), vector in zip(found, vectors, strict=True)
             ]
@@ -131,7 +124,7 @@ class VectorIndex:
 
 @dataclass(frozen=True)
 class DenseScore:
-    """A message's cosine with the query, and the event id its row is keyed by."""
+    """A message (by id) and its vector's cosine with the query."""
 
     message_id: str
     cosine: float

@@ -29,6 +29,29 @@ def get_weather(city: str, day: str) -> str:
     return json.dumps({"city": city, "day": day, "sky": "sunny", "high_c": 29})
 
 
+def said(turn: int, text: str) -> ResponseOutputMessage:
+    """An assistant's text, as a model's output item."""
+    return ResponseOutputMessage(
+        id=f"msg_{turn}",
+        type="message",
+        role="assistant",
+        status="completed",
+        content=[ResponseOutputText(type="output_text", text=text, annotations=[])],
+    )
+
+
+def called(turn: int, name: str, arguments: dict[str, Any] | str) -> ResponseFunctionToolCall:
+    """A function call (``arguments`` as JSON text, or an object to dump), as an output item."""
+    return ResponseFunctionToolCall(
+        id=f"fc_{turn}",
+        call_id=f"call_{turn}",
+        type="function_call",
+        name=name,
+        arguments=arguments if isinstance(arguments, str) else json.dumps(arguments),
+        status="completed",
+    )
+
+
 class StreamsItsResponses:
     """Streaming for a scripted model: the reply ``get_response`` would give, as the one
     ``response.completed`` event the SDK's streaming runner reads it from; and a record of
@@ -90,34 +113,9 @@ class ScriptedModel(StreamsItsResponses, Model):
         last = items[-1]
         if last.get("type") == "function_call_output":
             text = f"Forecast: {json.loads(last['output'])['sky']}."
-            output: list[Any] = [
-                ResponseOutputMessage(
-                    id=f"msg_{turn}",
-                    type="message",
-                    role="assistant",
-                    status="completed",
-                    content=[ResponseOutputText(type="output_text", text=text, annotations=[])],
-                )
-            ]
+            output: list[Any] = [said(turn, text)]
         elif "weather" in str(last.get("content", "")).lower():
-            output = [
-                ResponseFunctionToolCall(
-                    id=f"fc_{turn}",
-                    call_id=f"call_{turn}",
-                    type="function_call",
-                    name="get_weather",
-                    arguments=json.dumps({"city": "Hangzhou", "day": "Sat"}),
-                    status="completed",
-                )
-            ]
+            output = [called(turn, "get_weather", {"city": "Hangzhou", "day": "Sat"})]
         else:
-            output = [
-                ResponseOutputMessage(
-                    id=f"msg_{turn}",
-                    type="message",
-                    role="assistant",
-                    status="completed",
-                    content=[ResponseOutputText(type="output_text", text="Noted.", annotations=[])],
-                )
-            ]
+            output = [said(turn, "Noted.")]
         return ModelResponse(output=output, usage=Usage(), response_id=None)

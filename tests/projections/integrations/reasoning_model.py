@@ -11,17 +11,14 @@ from agents.items import ModelResponse
 from agents.models.interface import Model
 from agents.usage import Usage
 from openai.types.responses import (
-    ResponseFunctionToolCall,
     ResponseFunctionWebSearch,
-    ResponseOutputMessage,
-    ResponseOutputText,
     ResponseReasoningItem,
 )
 from openai.types.responses.response_function_web_search import ActionSearch
 from openai.types.responses.response_reasoning_item import Summary
 from openai.types.responses.response_usage import InputTokensDetails, OutputTokensDetails
 
-from tests.projections.integrations.fake_model import StreamsItsResponses
+from tests.projections.integrations.fake_model import StreamsItsResponses, called, said
 
 
 class ReasoningModel(StreamsItsResponses, Model):
@@ -40,7 +37,7 @@ class ReasoningModel(StreamsItsResponses, Model):
         output: list[Any] = [reasoning]
         if items[-1].get("type") == "function_call_output":
             text = f"Forecast: {json.loads(items[-1]['output'])['sky']}."
-            output.append(_message(turn, text))
+            output.append(said(turn, text))
         elif "weather" in str(items[-1].get("content", "")).lower():
             output += [
                 ResponseFunctionWebSearch(
@@ -49,17 +46,10 @@ class ReasoningModel(StreamsItsResponses, Model):
                     status="completed",
                     action=ActionSearch(type="search", query="Hangzhou weather"),
                 ),
-                ResponseFunctionToolCall(
-                    id=f"fc_{turn}",
-                    call_id=f"call_{turn}",
-                    type="function_call",
-                    name="get_weather",
-                    arguments=json.dumps({"city": "Hangzhou", "day": "Sat"}),
-                    status="completed",
-                ),
+                called(turn, "get_weather", {"city": "Hangzhou", "day": "Sat"}),
             ]
         else:
-            output.append(_message(turn, "Noted."))
+            output.append(said(turn, "Noted."))
         usage = Usage(
             requests=1,
             input_tokens=100 * turn,
@@ -69,13 +59,3 @@ class ReasoningModel(StreamsItsResponses, Model):
             total_tokens=100 * turn + 7,
         )
         return ModelResponse(output=output, usage=usage, response_id=None)
-
-
-def _message(turn: int, text: str) -> ResponseOutputMessage:
-    return ResponseOutputMessage(
-        id=f"msg_{turn}",
-        type="message",
-        role="assistant",
-        status="completed",
-        content=[ResponseOutputText(type="output_text", text=text, annotations=[])],
-    )

@@ -12,37 +12,11 @@ from agents import Agent, Runner
 from agents.items import ModelResponse
 from agents.models.interface import Model
 from agents.usage import Usage
-from openai.types.responses import (
-    ResponseFunctionToolCall,
-    ResponseOutputMessage,
-    ResponseOutputText,
-)
 
 from eventstore import EventStore
 from projections.integrations.openai_agents import LedgerSession
 from projections.ledger import Ledger
-from tests.projections.integrations.fake_model import StreamsItsResponses
-
-
-def _call(turn: int, name: str, arguments: dict[str, Any] | str) -> ResponseFunctionToolCall:
-    return ResponseFunctionToolCall(
-        id=f"fc_{turn}",
-        call_id=f"call_{turn}",
-        type="function_call",
-        name=name,
-        arguments=arguments if isinstance(arguments, str) else json.dumps(arguments),
-        status="completed",
-    )
-
-
-def _say(turn: int, text: str) -> ResponseOutputMessage:
-    return ResponseOutputMessage(
-        id=f"msg_{turn}",
-        type="message",
-        role="assistant",
-        status="completed",
-        content=[ResponseOutputText(type="output_text", text=text, annotations=[])],
-    )
+from tests.projections.integrations.fake_model import StreamsItsResponses, called, said
 
 
 class Researcher(StreamsItsResponses, Model):
@@ -61,22 +35,22 @@ class Researcher(StreamsItsResponses, Model):
         output: list[Any]
         if last.get("type") != "function_call_output":
             if "train" not in str(last.get("content", "")):
-                return ModelResponse(output=[_say(turn, "Noted.")], usage=Usage(), response_id=None)
-            output = [_call(turn, "search_history", {"k": 99})]  # no query, k out of range
+                return ModelResponse(output=[said(turn, "Noted.")], usage=Usage(), response_id=None)
+            output = [called(turn, "search_history", {"k": 99})]  # no query, k out of range
         else:
             result = json.loads(last["output"])
             self.outputs.append(result)
             step = len(self.outputs)
             if step == 1:
-                output = [_call(turn, "search_history", {"query": "booked train", "k": 3})]
+                output = [called(turn, "search_history", {"query": "booked train", "k": 3})]
             elif step == 2:
                 hit = next(hit for hit in result["results"] if "G7311" in hit["text"])
-                output = [_call(turn, "read_message", {"id": hit["id"]})]
+                output = [called(turn, "read_message", {"id": hit["id"]})]
             elif step == 3:
                 seat = str(result["message"]["content"]).split("seat ")[1].split(".")[0]
-                output = [_call(turn, "search_history", {"query": f"seat {seat}", "k": 2})]
+                output = [called(turn, "search_history", {"query": f"seat {seat}", "k": 2})]
             else:
-                output = [_say(turn, f"Found: {result['results'][0]['text']}")]
+                output = [said(turn, f"Found: {result['results'][0]['text']}")]
         return ModelResponse(output=output, usage=Usage(), response_id=None)
 
 

@@ -18,15 +18,10 @@ from agents import Agent, Runner, Session, function_tool, set_tracing_disabled
 from agents.items import ModelResponse
 from agents.models.interface import Model
 from agents.usage import Usage
-from openai.types.responses import (
-    ResponseFunctionToolCall,
-    ResponseOutputMessage,
-    ResponseOutputText,
-)
 
 from projections.errors import ContextOverBudgetWarning
 from projections.integrations.openai_agents import LedgerSession
-from tests.projections.integrations.fake_model import StreamsItsResponses
+from tests.projections.integrations.fake_model import StreamsItsResponses, called, said
 
 set_tracing_disabled(True)  # no network: nothing to export traces to
 
@@ -137,26 +132,11 @@ def _answer(result: dict[str, Any]) -> str:
 
 
 def _reply(turn: int, text: str) -> ModelResponse:
-    message = ResponseOutputMessage(
-        id=f"msg_{turn}",
-        type="message",
-        role="assistant",
-        status="completed",
-        content=[ResponseOutputText(type="output_text", text=text, annotations=[])],
-    )
-    return ModelResponse(output=[message], usage=Usage(), response_id=None)
+    return ModelResponse(output=[said(turn, text)], usage=Usage(), response_id=None)
 
 
 def _call(turn: int, name: str, arguments: dict[str, str]) -> ModelResponse:
-    call = ResponseFunctionToolCall(
-        id=f"fc_{turn}",
-        call_id=f"call_{turn}",
-        type="function_call",
-        name=name,
-        arguments=json.dumps(arguments),
-        status="completed",
-    )
-    return ModelResponse(output=[call], usage=Usage(), response_id=None)
+    return ModelResponse(output=[called(turn, name, arguments)], usage=Usage(), response_id=None)
 
 
 def travel_agent() -> Agent[Any]:

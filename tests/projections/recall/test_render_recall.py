@@ -14,19 +14,9 @@ from projections.context.budget import Budget
 from projections.ledger import Ledger, Session
 from projections.recall.search import RecallOptions
 from projections.session.recall_block import RECALL_CLOSE
+from tests.projections.recall.small_talk import chat
 
 BUDGET = Budget(context_limit=700, max_output_tokens=0, tool_reserve=0, safety_margin=0)
-
-
-def chat(start: int, count: int) -> list[dict[str, Any]]:
-    return [
-        {
-            "id": f"f{i}",
-            "role": "user" if i % 2 else "assistant",
-            "content": f"Turn {i}: small talk about the weather and the hotel breakfast.",
-        }
-        for i in range(start, start + count)
-    ]
 
 
 @pytest.fixture

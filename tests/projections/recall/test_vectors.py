@@ -10,8 +10,9 @@ import json
 import sys
 import tempfile
 import time
+from collections.abc import Awaitable
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -25,20 +26,11 @@ from projections.recall.search import RecallOptions
 from projections.recall.vectors import DenseScore, VectorIndex, fuse, quantised
 from tests.needs import missing
 from tests.projections.recall.concepts import ConceptEmbedder
+from tests.projections.recall.small_talk import chat
 
+T = TypeVar("T")
 BUDGET = Budget(context_limit=400, max_output_tokens=0, tool_reserve=0, safety_margin=0)
 QUESTION = "What do the children enjoy?"
-
-
-def filler(start: int, count: int) -> list[dict[str, Any]]:
-    return [
-        {
-            "id": f"f{i}",
-            "role": "user" if i % 2 else "assistant",
-            "content": f"Turn {i}: small talk about the weather and the hotel breakfast.",
-        }
-        for i in range(start, start + count)
-    ]
 
 
 async def conversation(session: Session) -> None:
@@ -48,7 +40,7 @@ async def conversation(session: Session) -> None:
             {"id": "r", "role": "assistant", "content": "Bones and fossils are a hit."},
         ]
     )
-    await session.append(filler(0, 40))
+    await session.append(chat(0, 40))
 
 
 async def recalled(session: Session, **options: Any) -> list[str]:
@@ -74,7 +66,7 @@ async def test_vectors_are_the_tenants_own_and_erased_with_their_message(
     session = ledger.session("acme", "trip")
     await conversation(session)
     other = ledger.session("globex", "trip")  # same session id, another tenant
-    await other.append(filler(0, 40))
+    await other.append(chat(0, 40))
     assert "k" in await recalled(session)
     assert "k" not in await recalled(other)
 
@@ -98,7 +90,7 @@ async def test_a_render_as_of_a_version_ranks_as_that_history_alone(store: Event
     await session.append(
         [{"id": "k2", "role": "user", "content": "The children want the dinosaur museum again."}]
     )
-    await session.append(filler(40, 30))
+    await session.append(chat(40, 30))
     options = RecallOptions(query=QUESTION)
     then = await session.render(BUDGET, keep_groups=1, recall=options, at_version=at)
 
@@ -268,21 +260,40 @@ class Slow(ConceptEmbedder):
         return super().embed(texts)
 
 
+async def ticks_while(work: Awaitable[T]) -> tuple[T, int]:
+    """``work``'s result, and how often the event loop ticked (every 10 ms) while it ran."""
+    ticks = 0
+
+    async def tick() -> None:
+        nonlocal ticks
+        while True:
+            await asyncio.sleep(0.01)
+            ticks += 1
+
+    ticker = asyncio.create_task(tick())
+    try:
+        return await work, ticks
+    finally:
+        ticker.cancel()
+
+
 async def test_embedding_runs_off_the_event_loop() -> None:
     async with EventStore.open("memory://") as store:
         ledger = Ledger(store, embedder=Slow())
         session = ledger.session("acme", "trip")
-        await session.append(filler(0, 5))
-        ticks = 0
-
-        async def tick() -> None:
-            nonlocal ticks
-            while True:
-                await asyncio.sleep(0.01)
-                ticks += 1
-
-        ticker = asyncio.create_task(tick())
+        await session.append(chat(0, 5))
         assert ledger.vectors is not None
-        await ledger.read_model(ledger.vectors).catch_up("acme")
-        ticker.cancel()
+        _, ticks = await ticks_while(ledger.read_model(ledger.vectors).catch_up("acme"))
         assert ticks >= 5  # the loop ran while the model embedded (a blocked loop: 0 or 1)
+
+
+async def test_the_query_is_embedded_off_the_event_loop() -> None:
+    async with EventStore.open("memory://") as store:
+        ledger = Ledger(store, embedder=Slow())
+        session = ledger.session("acme", "trip")
+        await conversation(session)
+        assert ledger.vectors is not None
+        await ledger.read_model(ledger.vectors).catch_up("acme")  # only the query is left
+        found, ticks = await ticks_while(recalled(session))
+        assert "k" in found
+        assert ticks >= 5  # the loop ran while the model embedded the question
