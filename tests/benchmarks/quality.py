@@ -107,6 +107,12 @@ def origins(rendered: RenderedContext, gold: list[Gold]) -> Counter[str]:
     return found
 
 
+def user_words(messages: list[Message]) -> str:
+    """What the user said, in their own words (the user turns' text, lowercased): a gold value
+    found there is user-stated, the kind of value issue #27's held-back measure counts."""
+    return " ".join(text_of(m) for m in messages if m.role == "user").lower()
+
+
 async def unmasked(name: str, messages: list[Message], gold: list[Gold], ratio: int) -> int:
     """Gold values kept by v2 with masking off (the ladder's first step skipped)."""
     async with EventStore.open("memory://") as store:
@@ -132,6 +138,7 @@ async def measure(
         budget = budget_for(state, ratio)
         full = json.dumps(from_messages("openai", messages), ensure_ascii=False).lower()
         ceiling = [v for v in gold if found_in(v, full)]
+        stated = [v for v in gold if found_in(v, user_words(messages))]
         window = await session.render(budget, keep_groups=KEEP_GROUPS)
         v1_found = await _v1(session, budget, gold)
         outcome = await session.compact(budget, keep_groups=KEEP_GROUPS, target=1.0, max_steps=8)
@@ -154,6 +161,9 @@ async def measure(
         "window": sum(found_in(v, wire_text(window)) for v in gold),
         "v1": v1_found,
         "v2": sum(found_in(v, text) for v in gold),
+        "stated": len(stated),
+        "window_stated": sum(found_in(v, wire_text(window)) for v in stated),
+        "v2_stated": sum(found_in(v, text) for v in stated),
         "v2_unmasked": await unmasked(name, messages, gold, ratio),
         "masked": outcome.masked,
         "origins": origins(after, gold),
@@ -218,6 +228,7 @@ async def _corpus_at(
     ceiling = sum(r["ceiling"] for r in rows)
     attempts = [a for r in rows for a in r["attempts"]]
     origin = sum((r["origins"] for r in rows), Counter())
+    stated = sum(r["stated"] for r in rows)
     return {
         "runs": len(rows),
         "gold": gold,
@@ -235,6 +246,9 @@ async def _corpus_at(
         "floored": sum(r["floored"] for r in rows),
         "over_window": sum(r["over_window"] for r in rows),
         "over_v2": sum(r["over_v2"] for r in rows),
+        "stated": sum(r["stated"] for r in rows) / gold,
+        "window_stated": sum(r["window_stated"] for r in rows) / max(stated, 1),
+        "v2_stated": sum(r["v2_stated"] for r in rows) / max(stated, 1),
     }
 
 
@@ -243,7 +257,7 @@ def report(results: dict[str, Any]) -> str:
         f"{'corpus @ compression':24} {'runs':>4} {'ceiling':>7} {'window':>6} {'v1':>6} "
         f"{'v2':>6} {'v2/ceil':>7} {'from window/summary':>19} {'ratio':>5} {'gate':>5} "
         f"{'split':>5} {'masked':>6} {'v2 unmasked':>11} {'over usable: window/v2':>22} "
-        f"{'floored':>7}"
+        f"{'floored':>7} {'user-stated':>11} {'window':>6} {'v2':>6}"
     ]
     for name, r in results.items():
         origin = r["origins"]
@@ -252,7 +266,8 @@ def report(results: dict[str, Any]) -> str:
             f"{r['v2']:>6.1%} {r['v2_of_ceiling']:>7.1%} "
             f"{origin['window']:>9.1%}/{origin['summary']:<9.1%} {r['compression']:>4.1f}x "
             f"{r['gate_pass']:>5.0%} {r['protocol_errors']:>5} {r['masked_results']:>6} "
-            f"{r['v2_unmasked']:>11.1%} {r['over_window']:>18}/{r['over_v2']:<3} {r['floored']:>7}"
+            f"{r['v2_unmasked']:>11.1%} {r['over_window']:>18}/{r['over_v2']:<3} {r['floored']:>7} "
+            f"{r['stated']:>11.1%} {r['window_stated']:>6.1%} {r['v2_stated']:>6.1%}"
         )
     return "\n".join(lines)
 

@@ -13,10 +13,11 @@ def test_quality_script_on_a_few_runs(corpora: Path) -> None:
     assert [line.split(" @ ")[0] for line in lines[1:]] == corpora
     for line in lines[1:]:
         columns = line.split()
-        assert columns[-5] == "0"  # protocol errors (tool groups split)
-        assert columns[-6] == "100%"  # the gate refused no summary of the offline one
-        assert columns[-2] == "0/0"  # renders over usable: the window's, and after v2
-    assert int(lines[1].split()[-4]) > 0  # old tool results were masked (tau-bench)
+        assert columns[-8] == "0"  # protocol errors (tool groups split)
+        assert columns[-9] == "100%"  # the gate refused no summary of the offline one
+        assert columns[-5] == "0/0"  # renders over usable: the window's, and after v2
+        assert all(c.endswith("%") for c in columns[-3:])  # user-stated: share, window, v2
+    assert int(lines[1].split()[-7]) > 0  # old tool results were masked (tau-bench)
 
 
 def test_recall_script_on_a_few_conversations(corpora: Path) -> None:
