@@ -81,7 +81,7 @@ SPOKEN_PATTERNS: list[tuple[str, re.Pattern[str]]] = [
     (
         "count",
         re.compile(
-            rf"(?i)\b{_NUMBER}\s+(?:more\s+|extra\s+|checked\s+)?{_UNITS}\b"
+            rf"(?i)(?<![\w.,]){_NUMBER}\s+(?:more\s+|extra\s+|checked\s+)?{_UNITS}\b"
             rf"|\b(?:table|party|reservation|booking)\s+(?:for|of)\s+{_NUMBER}\b"
         ),
     ),

@@ -53,7 +53,7 @@ _PATTERNS: list[tuple[str, re.Pattern[str]]] = [
     (
         "count",
         re.compile(
-            r"(?i)\b\d+\s+(?:bags?|baggages?|suitcases?|passengers?|people|adults?|"
+            r"(?i)(?<![\w.,])\d+(?:,\d{3})*\s+(?:bags?|baggages?|suitcases?|passengers?|people|adults?|"
             r"children|kids|tickets?|nights?|days?|hours?|minutes?|seats?|rooms?|items?)\b"
         ),
     ),
@@ -63,8 +63,14 @@ _PATTERNS: list[tuple[str, re.Pattern[str]]] = [
     ("name", re.compile(r"(?<![\w.])[A-Z][a-z]+(?:\s+[A-Z][a-z]+)+(?![A-Za-z])")),
     # A single capitalised word inside a sentence (not after its end): a name, usually.
     ("name", re.compile(r"(?<=[a-z,;] )[A-Z][a-z]{2,}(?![\w'])")),
-    # A bare number of three digits or more, not a piece of a time or code ("15:00", "05").
-    ("number", re.compile(r"(?<![\w.,:])[1-9]\d{2,}(?:\.\d+)?(?![\w.,:]*\d)")),
+    # A number with decimals ("1.8", "0.25"), a reading or ratio of two numbers ("138/85").
+    ("number", re.compile(r"(?<![\w.,:/])\d+(?:\.\d+|/\d+)(?![\w.,:/]*\d)")),
+    # A bare number of three digits or more ("2,500" too), not a piece of a time or code
+    # ("15:00", "05").
+    (
+        "number",
+        re.compile(r"(?<![\w.,:])(?:[1-9]\d{0,2}(?:,\d{3})+|[1-9]\d{2,})(?:\.\d+)?(?![\w.,:]*\d)"),
+    ),
 ]
 _NEEDS = Prefilter([requirement(pattern) for _, pattern in _PATTERNS])
 _COMMON_CAPS = {"THE", "AND", "FOR", "YOU", "NOT", "ARE", "THIS", "THAT", "WITH", "OKAY", "STOP"}

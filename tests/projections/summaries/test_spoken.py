@@ -42,11 +42,22 @@ COUNT = TiktokenCounter().count_text
         ("we stayed at Hotel del Coronado", "name", "Hotel del Coronado"),
         ('play "The Lion King" again', "name", '"The Lion King"'),
         ("a trip to the Statue of Liberty", "name", "Statue of Liberty"),
+        ("my blood pressure was 138/85 today", "number", "138/85"),
+        ("a GPA of 3.8 last term", "number", "3.8"),
+        ("we rated it 3.5 stars", "number", "3.5"),
+        ("a hall for 2,500 people", "count", "2,500 people"),
+        ("raised 12,000,000 in the round", "number", "12,000,000"),
     ],
 )
 def test_spoken_values_are_found_whole(text: str, kind: str, value: str) -> None:
     found = [(k, v) for k, v, _ in text_values(text)]
     assert (kind, value) in found, found
+
+
+def test_a_number_is_never_cut_at_its_separator() -> None:
+    # "3.5 stars" was read as "5 stars", "2,500 people" as "500 people"
+    found = [v for _, v, _ in text_values("3.5 stars for 2,500 people, 1.25 kg, 10,000 steps")]
+    assert not {"5 stars", "500 people", "25 kg", "000 steps"} & set(found), found
 
 
 def test_pronouns_and_card_digits_are_not_dates() -> None:
