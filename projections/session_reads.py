@@ -25,6 +25,7 @@ from projections.session.needs import (
     group_indexes,
     recall_needs,
     served_groups,
+    summary_yield_groups,
 )
 from projections.session.recall_block import (
     RECALL_SHARE,
@@ -187,6 +188,10 @@ class SessionReads:
                 options = recall if isinstance(recall, RecallOptions) else RecallOptions()
                 found = await self._recall(cut, options)
                 more = recall_needs(cut, found, {group for group, _ in plan.chosen})
+                if found.summary_yields:  # what the render reads if the summary yields
+                    bare, kept = summary_yield_groups(cut, budget, keep_groups)
+                    groups |= bare
+                    more |= group_indexes(cut, bare) | recall_needs(cut, found, kept)
                 cut = await self.with_bodies(cut, needs | more)
                 check_groups(cut, groups)
                 return render(
@@ -253,7 +258,7 @@ class SessionReads:
         vectors = self.ledger.vectors
         if vectors is not None and options.dense_weight > 0 and query.strip():
             found = await self._fused(vectors, query, cut, found, options)
-        return Recall(query, found, options.share, options.neighbours)
+        return Recall(query, found, options.share, options.neighbours, options.summary_yields)
 
     async def _fused(
         self,

@@ -213,6 +213,12 @@ _mark_command("unpin", "Unpin")
     help="The share of usable the recalled block may take.",
 )
 @click.option(
+    "--keep-summary",
+    is_flag=True,
+    help="With recall: serve the summary even when the best hit does not fit beside it "
+    "(by default the summary then yields its room, and the view says so).",
+)
+@click.option(
     "--repair",
     is_flag=True,
     help="Serve a request a provider accepts when the tool protocol is broken: a call "
@@ -234,6 +240,7 @@ def context_command(
     with_recall: bool,
     query: str | None,
     recall_share: float,
+    keep_summary: bool,
     repair: bool,
     as_json: bool,
 ) -> None:
@@ -251,7 +258,7 @@ def context_command(
     if with_recall or query is not None:
         from projections.recall.search import RecallOptions
 
-        recall = RecallOptions(query=query, share=recall_share)
+        recall = RecallOptions(query=query, share=recall_share, summary_yields=not keep_summary)
 
     async def action() -> RenderedContext:
         async with open_store(context) as store:
@@ -305,6 +312,11 @@ def show_context(rendered: RenderedContext, budget: Budget) -> None:
         f"{manifest.dropped_groups} older group(s) left out ({manifest.uncovered_groups} not "
         f"covered by a summary), {len(masked)} tool result(s) masked"
     )
+    if manifest.summary_yielded is not None:
+        stdout.print(
+            f"summary version {manifest.summary_yielded} yielded its room to recall: the best "
+            f"hit did not fit beside it (--keep-summary serves it)"
+        )
     show_unreadable(manifest.unreadable)
     if manifest.over_budget:
         stderr.print(f"[bold red]over budget:[/] {manifest.over_why}")

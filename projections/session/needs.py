@@ -11,11 +11,20 @@ from __future__ import annotations
 from bisect import bisect_left
 from collections.abc import Iterable
 
+from projections.context.budget import Budget
+from projections.session.planning import fit_plan
 from projections.session.recall_block import Recall, candidate_groups
+from projections.session.recall_render import without_summary
 from projections.session.state import Cut
 from projections.summaries.schema_v2 import CompactionSummaryV2
 
-__all__ = ["compaction_needs", "group_indexes", "recall_needs", "served_groups"]
+__all__ = [
+    "compaction_needs",
+    "group_indexes",
+    "recall_needs",
+    "served_groups",
+    "summary_yield_groups",
+]
 
 
 def group_indexes(cut: Cut, groups: Iterable[int]) -> set[int]:
@@ -45,6 +54,18 @@ def recall_needs(cut: Cut, recall: Recall, served: set[int]) -> set[int]:
     the newest groups that fit). So every group it can choose is either served or among the
     best outside ``served``: a few dozen groups, not every hit's."""
     return group_indexes(cut, (group for group, _ in candidate_groups(cut, recall, served)))
+
+
+def summary_yield_groups(cut: Cut, budget: Budget, keep_groups: int) -> tuple[set[int], set[int]]:
+    """A render with recall whose summary may yield (:mod:`projections.session.recall_render`):
+    the groups the same render without the summary serves (as :func:`served_groups`), and the
+    groups its plan keeps; empty when no summary is served."""
+    if cut.summary() is None:
+        return set(), set()
+    bare = without_summary(cut)
+    plan, _ = fit_plan(bare, budget, keep_groups=keep_groups)
+    kept = {group for group, _ in plan.chosen}
+    return served_groups(bare, kept), kept
 
 
 def compaction_needs(cut: Cut) -> set[int]:

@@ -49,13 +49,16 @@ class RecallHit:
 
 @dataclass(frozen=True)
 class Recall:
-    """What a render recalls for: the query, its ranked hits, the share of usable it may use
-    and whether neighbouring turns of the other party come along."""
+    """What a render recalls for: the query, its ranked hits, the share of usable it may use,
+    whether neighbouring turns of the other party come along, and whether the served summary
+    yields its room when the best hit does not fit beside it
+    (:mod:`projections.session.recall_render`)."""
 
     query: str
     hits: Sequence[RecallHit]
     share: float = RECALL_SHARE
     neighbours: bool = True
+    summary_yields: bool = True
     # Every group's score as of a cut (its version and length): a render reads it twice, to
     # fetch the candidates' bodies and to choose its block (a group's score does not depend on
     # what else is served).

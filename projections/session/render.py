@@ -21,9 +21,11 @@ from projections.context.accounting import REPLY_PRIMING_TOKENS
 from projections.context.budget import Budget
 from projections.context.formats import Format, from_messages
 from projections.context.messages import Message
-from projections.context.window import GroupPlan, fit_groups, plan_groups
+from projections.context.window import GroupPlan
 from projections.errors import ContextOverBudgetError
-from projections.session.recall_block import Recall, RecallPlan, plan_recall
+from projections.session.planning import fit_plan, plan_render
+from projections.session.recall_block import Recall, RecallPlan
+from projections.session.recall_render import RecallRender, plan_with_recall
 from projections.session.repair import CountMessage, is_placeholder, reserve
 from projections.session.repair import repair as repair_protocol
 from projections.session.state import Cut, SessionState
@@ -71,6 +73,7 @@ class Manifest(BaseModel):
     repairs: list[dict[str, str]] = Field(default_factory=list)  # protocol repairs (on request)
     recalled: list[dict[str, Any]] = Field(default_factory=list)  # paged back in, with scores
     recall_query: str | None = None  # what recall searched for (None: no recall asked)
+    summary_yielded: int | None = None  # the summary version that gave its room to recall
     uncovered_groups: int = 0  # groups left out that no served summary covers
     token_counts: str = "exact"  # or "estimate": the counter is not the model's own tokenizer
     usable: int = 0  # the budget's usable tokens
@@ -87,52 +90,6 @@ class RenderedContext(BaseModel):
     messages: list[Message]
     wire: Any
     manifest: Manifest
-
-
-def plan_render(
-    cut: Cut,
-    budget: Budget,
-    *,
-    keep_groups: int,
-    summary_tokens: int | None = None,
-    extra_tokens: int = 0,
-) -> GroupPlan:
-    """The groups a render keeps, with the served summary's message set aside (or
-    ``summary_tokens``, to plan as if a summary message of that size were served) and
-    ``extra_tokens`` (a recalled block); fewer than ``keep_groups`` recent groups when they
-    do not fit (:func:`fit_plan`)."""
-    return fit_plan(
-        cut,
-        budget,
-        keep_groups=keep_groups,
-        summary_tokens=summary_tokens,
-        extra_tokens=extra_tokens,
-    )[0]
-
-
-def fit_plan(
-    cut: Cut,
-    budget: Budget,
-    *,
-    keep_groups: int,
-    summary_tokens: int | None = None,
-    extra_tokens: int = 0,
-) -> tuple[GroupPlan, int]:
-    """The plan for ``keep_groups`` recent groups, or for fewer, down to the newest one, when
-    they do not fit under usable (the ladder's step before an error); and the groups kept."""
-    active = cut.summary()
-    if summary_tokens is None:
-        summary_tokens = active.message_tokens if active else 0
-    return fit_groups(
-        cut.groups,
-        cut.group_sizes(),
-        cut.prefix_end,
-        cut.pinned_groups(),
-        budget.usable,
-        keep_groups=keep_groups,
-        fixed_tokens=REPLY_PRIMING_TOKENS + summary_tokens + extra_tokens,
-        summarised=cut.summarised_groups(),
-    )
 
 
 def render(
@@ -167,15 +124,16 @@ def render(
     if recall is not None and count is None:
         raise ValueError("render with recall needs count, the token counter of its block")
     held = reserve(cut.issues, repair) if repair is not None else 0
-    plan, keep, recalled = _plan(cut, budget, keep_groups, recall, count, held)
-    messages, sections, repairs = _request(cut, plan, recalled, repair)
+    planned = _plan(cut, budget, keep_groups, recall, count, held)
+    messages, sections, repairs = _request(planned, repair)
     if repair is not None:
         # A call still waiting for its result is no issue in the log, but the request must
         # close it too: plan again with the room its placeholders take.
         added = sum(repair(m) for m in messages if is_placeholder(m))
         if added > held:
-            plan, keep, recalled = _plan(cut, budget, keep_groups, recall, count, added)
-            messages, sections, repairs = _request(cut, plan, recalled, repair)
+            planned = _plan(cut, budget, keep_groups, recall, count, added)
+            messages, sections, repairs = _request(planned, repair)
+    cut, plan, keep, recalled = planned.cut, planned.plan, planned.keep, planned.recalled
     if plan.over_budget and over_budget == "raise":
         raise ContextOverBudgetError(plan.tokens, budget.usable, why_over_budget(cut, plan))
     wire = from_messages(fmt, messages)
@@ -187,9 +145,8 @@ def render(
     why = why_over_budget(cut, plan) if plan.over_budget else None
     manifest = manifest.model_copy(update={"keep_groups": keep, "over_why": why})
     if recall is not None:
-        manifest = manifest.model_copy(
-            update={"recalled": recalled.entries, "recall_query": recall.query}
-        )
+        update = {"recalled": recalled.entries, "recall_query": recall.query}
+        manifest = manifest.model_copy(update={**update, "summary_yielded": planned.yielded})
     return RenderedContext(messages=messages, wire=wire, manifest=manifest)
 
 
@@ -200,20 +157,20 @@ def _plan(
     recall: Recall | None,
     count: Callable[[str], int] | None,
     held: int,
-) -> tuple[GroupPlan, int, RecallPlan]:
+) -> RecallRender:
     """The groups to serve, with ``held`` tokens set aside (a repair's placeholders), the
     recent groups kept, and the recalled block (when asked and there is room)."""
-    plan, keep = fit_plan(cut, budget, keep_groups=keep_groups, extra_tokens=held)
-    if recall is None or count is None or plan.over_budget:
-        return plan, keep, RecallPlan(None, 0)
-    plan, recalled = _with_recall(cut, budget, keep, recall, count, held)
-    return plan, keep, recalled
+    if recall is None or count is None:
+        plan, keep = fit_plan(cut, budget, keep_groups=keep_groups, extra_tokens=held)
+        return RecallRender(cut, plan, keep, RecallPlan(None, 0))
+    return plan_with_recall(cut, budget, keep_groups, recall, count, held)
 
 
 def _request(
-    cut: Cut, plan: GroupPlan, recalled: RecallPlan, repair: CountMessage | None
+    planned: RecallRender, repair: CountMessage | None
 ) -> tuple[list[Message], list[str], list[dict[str, str]]]:
     """The request's messages and sections (repaired when asked), and the repairs made."""
+    cut, plan, recalled = planned.cut, planned.plan, planned.recalled
     active = cut.summary()
     heads = [(summary_message(active), "summary")] if active else []
     if recalled.message is not None:
@@ -248,46 +205,6 @@ def why_over_budget(cut: Cut, plan: GroupPlan) -> str:
         f"even with only the newest turn kept, {', '.join(named)} tokens must be served; "
         f"{advice}, or raise the budget"
     )
-
-
-def _with_recall(
-    cut: Cut,
-    budget: Budget,
-    keep_groups: int,
-    recall: Recall,
-    count: Callable[[str], int],
-    held: int = 0,
-) -> tuple[GroupPlan, RecallPlan]:
-    """The window planned with the recall share set aside, the block chosen in it, then the
-    window planned again with the block's real size (a group the wider window now holds is
-    left out of the block)."""
-    # The block takes its share, and never more than the prefix, pins, summary and the last
-    # groups leave: recall never pushes a render over usable.
-    usable = budget.usable
-    active = cut.summary()
-    floor = plan_groups(
-        cut.groups,
-        cut.group_sizes(),
-        cut.prefix_end,
-        cut.pinned_groups(),
-        0,  # no room: only what must be served
-        keep_groups=keep_groups,
-        fixed_tokens=REPLY_PRIMING_TOKENS + (active.message_tokens if active else 0) + held,
-        summarised=cut.summarised_groups(),
-    ).tokens
-    share = max(0, min(int(recall.share * usable), usable - floor))
-    plan = plan_render(cut, budget, keep_groups=keep_groups, extra_tokens=share + held)
-    recalled = plan_recall(cut, recall, {g for g, _ in plan.chosen}, share, count)
-    if recalled.message is None:
-        return plan_render(cut, budget, keep_groups=keep_groups, extra_tokens=held), recalled
-    extra = recalled.tokens + held
-    wider = plan_render(cut, budget, keep_groups=keep_groups, extra_tokens=extra)
-    taken = {g for g, _ in wider.chosen}
-    if taken & {entry["group"] for entry in recalled.entries}:
-        recalled = plan_recall(cut, recall, taken, recalled.tokens, count)
-        extra = recalled.tokens + held
-        wider = plan_render(cut, budget, keep_groups=keep_groups, extra_tokens=extra)
-    return wider, recalled
 
 
 def _assemble(

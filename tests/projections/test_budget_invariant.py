@@ -40,7 +40,9 @@ SCENARIO = st.fixed_dictionaries(
         "keep": st.integers(1, 6),
         "compact": st.booleans(),
         "target": st.sampled_from([None, 0.6, 1.0]),
-        "recall": st.booleans(),
+        # recall off, on (the summary may yield its room to the best hit), or on with the
+        # summary always served
+        "recall": st.sampled_from([False, RecallOptions(), RecallOptions(summary_yields=False)]),
         "fmt": st.sampled_from(["openai", "responses", "anthropic"]),
         "encoding": st.sampled_from(["o200k_base", "cl100k_base"]),
     }
@@ -112,7 +114,7 @@ async def check(scenario: dict[str, Any]) -> None:
         keep = scenario["keep"]
         if scenario["compact"]:
             await session.compact(budget, keep_groups=keep, target=scenario["target"])
-        recall = RecallOptions() if scenario["recall"] else False
+        recall = scenario["recall"]
         least = await session.render(budget, keep_groups=1, over_budget="serve")
         if least.manifest.over_budget:
             # Refused only when the parts that must be served, the newest turn alone with the
@@ -132,6 +134,11 @@ async def check(scenario: dict[str, Any]) -> None:
         assert sum(manifest.message_tokens) + REPLY_PRIMING_TOKENS == manifest.tokens["total"]
         state = await session.state()
         assert_groups_whole(rendered, state.messages)
+        if manifest.summary_yielded is not None:  # named, and not served
+            assert recall
+            assert recall.summary_yields
+            assert manifest.summary_version is None
+            assert "summary" not in manifest.sections
 
 
 @settings(
