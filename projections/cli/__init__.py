@@ -57,8 +57,12 @@ def main() -> None:
     if sys.argv[1:] == ["--version"]:
         _print_version()
         return
-    from eventstore import LedgerError
-    from projections.cli.common import EXIT_ERROR, cli, stderr
+    from projections.cli.startup import console_script_started, imports_uncollected
+
+    console_script_started()
+    with imports_uncollected():
+        from eventstore import LedgerError
+        from projections.cli.common import EXIT_ERROR, cli, stderr
 
     try:
         cli(prog_name="ctxledger")

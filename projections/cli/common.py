@@ -22,6 +22,7 @@ import click
 from rich.console import Console
 
 from eventstore import EventStore, LedgerError
+from projections.cli.startup import imports_uncollected
 
 __all__ = [
     "EXIT_ERROR",
@@ -65,8 +66,17 @@ stderr = _console(stderr=True)
 
 def run(action: Callable[[], Coroutine[Any, Any, T]]) -> T:
     """Run one async action; turn ctxledger errors into a message and exit code 2."""
+    results: list[T] = []
+
+    async def keep_result() -> None:
+        # The task asyncio.run watches returns None: on Python 3.11 its SIGINT check formats
+        # the task's repr, result included, which for a rendered context is the whole
+        # conversation (5-8 ms on a 1k-message session, for a string nobody reads).
+        results.append(await action())
+
     try:
-        return asyncio.run(action())
+        asyncio.run(keep_result())
+        return results[0]
     except LedgerError as error:
         stderr.print(f"[bold red]error:[/] {error}", markup=True, highlight=False)
         raise SystemExit(EXIT_ERROR) from error
@@ -151,7 +161,8 @@ class LazyGroup(click.Group):
         from projections.cli.catalogue import COMMANDS
 
         if cmd_name not in self.commands and cmd_name in COMMANDS:
-            importlib.import_module(f"projections.cli.{COMMANDS[cmd_name][0]}")
+            with imports_uncollected():
+                importlib.import_module(f"projections.cli.{COMMANDS[cmd_name][0]}")
         return self.commands.get(cmd_name)
 
     def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:

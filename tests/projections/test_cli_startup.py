@@ -73,3 +73,43 @@ def test_context_imports_no_sqlalchemy_and_nothing_it_does_not_run(tmp_path: Pat
         "projections.erasure",
     ):
         assert heavy not in imported, f"context imported {heavy}"
+
+
+def test_console_script_freezes_its_imports_and_keeps_collecting(tmp_path: Path) -> None:
+    # The console script imports with the collector paused, then freezes what the imports
+    # made and collects again; at exit the collector runs and the imports are frozen.
+    db = tmp_path / "ledger.db"
+    source = tmp_path / "m.jsonl"
+    source.write_text('{"id": "m1", "role": "user", "content": "hello"}\n', "utf-8")
+    assert (
+        ctxledger("ingest", str(source), "--tenant", "t", "--session", "s", db=db).returncode == 0
+    )
+    code = (
+        "import atexit, gc, sys\n"
+        "atexit.register(lambda: print('gc', gc.isenabled(), gc.get_freeze_count() > 10000))\n"
+        f"sys.argv = ['ctxledger', '--db', {str(db)!r}, 'context', '--tenant', 't',"
+        " '--session', 's']\n"
+        "from projections.cli import main\n"
+        "main()\n"
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=False, timeout=60
+    )
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.splitlines()[-1] == "gc True True"
+
+
+def test_a_host_importing_the_cli_keeps_its_collector_untouched() -> None:
+    # Imported as a library (tests, load_all), nothing is paused or frozen: freezing would
+    # also keep the host's own uncollected garbage forever.
+    code = (
+        "import gc\n"
+        "from projections.cli import load_all\n"
+        "load_all()\n"
+        "print('gc', gc.isenabled(), gc.get_freeze_count())\n"
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=False, timeout=60
+    )
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.splitlines()[-1] == "gc True 0"
