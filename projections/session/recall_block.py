@@ -17,6 +17,8 @@ each line is counted exactly, so the block fills its share.
 
 from __future__ import annotations
 
+import heapq
+from bisect import bisect_right
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -89,16 +91,19 @@ def plan_recall(
     """The best groups not ``taken`` (by the prefix, pins and window) within ``room`` tokens."""
     best = candidate_groups(cut, recall, taken)
     chosen: dict[int, float] = {}
+    lines: dict[int, list[str]] = {}
     used = count(f"{_OPEN}\n{_PREAMBLE}\n{RECALL_CLOSE}") + USER_MESSAGE_OVERHEAD
     for group, score in best:
         if used >= room:
             break
-        cost = sum(count(_line(cut, m)) + 1 for m in cut.group_messages(group))
+        group_lines = [_line(cut, m) for m in cut.group_messages(group)]
+        cost = sum(count(line) + 1 for line in group_lines)
         if used + cost <= room:
             chosen[group] = score
+            lines[group] = group_lines
             used += cost
     while chosen:
-        text = _block(cut, chosen)
+        text = _block([line for group in sorted(chosen) for line in lines[group]])
         tokens = count(text) + USER_MESSAGE_OVERHEAD
         if tokens <= room:
             return RecallPlan(_message(cut, text), tokens, _entries(cut, chosen))
@@ -110,11 +115,12 @@ def candidate_groups(cut: Cut, recall: Recall, taken: set[int]) -> list[tuple[in
     """The best groups not ``taken``, with their scores, best first: the only groups a
     recalled block is chosen from (each is counted exactly, so their bodies are read)."""
     free = [(group, score) for group, score in recall.scores(cut).items() if group not in taken]
-    return sorted(free, key=lambda item: (-item[1], -item[0]))[:_CANDIDATE_GROUPS]
+    return heapq.nsmallest(_CANDIDATE_GROUPS, free, key=lambda item: (-item[1], -item[0]))
 
 
 def _group_scores(cut: Cut, recall: Recall) -> dict[int, float]:
     state = cut.state
+    starts = state.grouper.starts
     scores: dict[int, float] = {}
     # Every hit is scored (a few hundred at most): a group's score is final whatever is
     # taken, so the best groups outside a larger taken set are among those outside a smaller
@@ -123,11 +129,11 @@ def _group_scores(cut: Cut, recall: Recall) -> dict[int, float]:
         index = state.index_of.get(hit.message_id)
         if index is None or index >= cut.count:
             continue  # erased since, or after the cut
-        group = state.group_of(hit.message_id)
+        group = bisect_right(starts, index) - 1
         scores[group] = max(scores.get(group, 0.0), hit.score)
         if recall.neighbours:
+            weight = hit.score * _NEIGHBOUR_WEIGHT
             for neighbour in _other_party(cut, index):
-                weight = hit.score * _NEIGHBOUR_WEIGHT
                 scores[neighbour] = max(scores.get(neighbour, 0.0), weight)
     return scores
 
@@ -135,23 +141,19 @@ def _group_scores(cut: Cut, recall: Recall) -> dict[int, float]:
 def _other_party(cut: Cut, index: int) -> list[int]:
     """The groups of the turns right before and after message ``index`` when another party
     spoke them (a reply, or what it replied to)."""
-    state = cut.state
-    role = state.roles[index]
+    roles = cut.state.roles
+    role = roles[index]
     found = []
     for other in (index - 1, index + 1):
         if 0 <= other < cut.count:
-            other_role = state.roles[other]
-            if other_role in ("user", "assistant") and other_role != role:
-                found.append(state.group_of(state.ids[other]))
+            other_role = roles[other]
+            if other_role != role and other_role in ("user", "assistant"):
+                found.append(bisect_right(cut.state.grouper.starts, other) - 1)
     return found
 
 
-def _block(cut: Cut, chosen: dict[int, float]) -> str:
-    lines = [_OPEN, _PREAMBLE]
-    for group in sorted(chosen):
-        lines += [_line(cut, message) for message in cut.group_messages(group)]
-    lines.append(RECALL_CLOSE)
-    return "\n".join(lines)
+def _block(lines: list[str]) -> str:
+    return "\n".join([_OPEN, _PREAMBLE, *lines, RECALL_CLOSE])
 
 
 def _line(cut: Cut, message: Message) -> str:
