@@ -3,6 +3,7 @@ sessions grow (figures for docs/benchmarks.md).
 
     python -m tests.benchmarks.bench_recall            # sessions of 10k and 100k messages
     python -m tests.benchmarks.bench_recall --quick    # 1k and 5k messages (a smoke run)
+    python -m tests.benchmarks.bench_recall --phases   # and each step of a render with recall
 
 Two corpora, in a SQLite file: real dialogue (the LoCoMo conversations' turns, cycled to the
 size with fresh ids, queried with LoCoMo's own questions; skipped when ../shared/corpora is
@@ -35,6 +36,7 @@ from projections.recall.search import RecallOptions
 from tests.benchmarks.bench_context import conversation, ingest
 from tests.benchmarks.corpora import locomo_questions
 from tests.benchmarks.payloads import percentile
+from tests.benchmarks.recall_phases import PHASES, Phases, timed_phases
 
 BUDGET = Budget(context_limit=32_000, max_output_tokens=4_000)
 SMALL = 1000  # the small session measured last, in the tenant that holds the large ones
@@ -60,7 +62,9 @@ def dialogue(count: int, asked: int) -> tuple[list[Message], list[str]] | None:
     return messages, rng.sample(questions, asked)
 
 
-async def turns(ledger: Ledger, session_id: str, asked: list[str]) -> dict[str, list[float]]:
+async def turns(
+    ledger: Ledger, session_id: str, asked: list[str], phases: Phases | None = None
+) -> dict[str, list[float]]:
     session = ledger.session("bench", session_id)
     samples: dict[str, list[float]] = {"plain": [], "recall": [], "search": []}
     for turn, query in enumerate(asked):
@@ -68,9 +72,14 @@ async def turns(ledger: Ledger, session_id: str, asked: list[str]) -> dict[str, 
         began = time.perf_counter()
         await session.render(BUDGET)
         samples["plain"].append(time.perf_counter() - began)
+        if phases is not None:
+            phases.take()  # what the plain render spent is not recall's
         began = time.perf_counter()
         await session.render(BUDGET, recall=RecallOptions(query=query))
         samples["recall"].append(time.perf_counter() - began)
+        if phases is not None:
+            for phase, seconds in phases.take().items():
+                samples.setdefault(f"phase {phase}", []).append(seconds)
         began = time.perf_counter()
         await session.search(query, 10)
         samples["search"].append(time.perf_counter() - began)
@@ -88,7 +97,11 @@ def material(corpus: str, size: int, count: int) -> tuple[list[Message], list[st
 
 
 async def measure(
-    store: EventStore, session_id: str, messages: list[Message], asked: list[str]
+    store: EventStore,
+    session_id: str,
+    messages: list[Message],
+    asked: list[str],
+    phases: Phases | None = None,
 ) -> dict[str, float]:
     """Ingest a session, catch the index up (timed), then time the turns."""
     await ingest(store, session_id, messages)
@@ -97,7 +110,7 @@ async def measure(
     await ledger.read_model(SEARCH_INDEX).catch_up("bench")
     built = time.perf_counter() - began
     await ledger.session("bench", session_id).render(BUDGET)  # warm the cache
-    samples = await turns(ledger, session_id, asked)
+    samples = await turns(ledger, session_id, asked, phases)
     figures = {"index_messages_per_s": len(messages) / built}
     for kind, values in samples.items():
         figures[f"{kind}_p50_ms"] = statistics.median(values) * 1e3
@@ -106,7 +119,9 @@ async def measure(
     return figures
 
 
-async def run(sizes: list[int], count: int, corpus: str) -> dict[str, Any]:
+async def run(
+    sizes: list[int], count: int, corpus: str, phases: Phases | None = None
+) -> dict[str, Any]:
     """Sessions of each size in one tenant, then a small session in that same tenant (which
     then holds every larger one too)."""
     results: dict[str, Any] = {"corpus": corpus, "sizes": {}}
@@ -115,10 +130,11 @@ async def run(sizes: list[int], count: int, corpus: str) -> dict[str, Any]:
         async with EventStore.open(Path(name) / "ledger.db") as store:
             for size in sizes:
                 messages, asked = material(corpus, size, count)
-                results["sizes"][size] = await measure(store, f"s{size}", messages, asked)
+                found = await measure(store, f"s{size}", messages, asked, phases)
+                results["sizes"][size] = found
             messages, asked = material(corpus, SMALL, count)
             small = [m.model_copy(update={"id": f"small-{m.id}"}) for m in messages]
-            results["small"] = await measure(store, "small", small, asked)
+            results["small"] = await measure(store, "small", small, asked, phases)
     first, last = results["sizes"][sizes[0]], results["sizes"][sizes[-1]]
     results["recall_growth"] = last["recall_p95_ms"] / first["recall_p95_ms"]
     results["others"] = sum(sizes) + 2 * count * len(sizes)
@@ -154,17 +170,41 @@ def report(results: dict[str, Any]) -> str:
         f"{results['others']} other messages: {results['small']['recall_vs_plain_p95']:.2f}x "
         "(target <= 3)"
     )
+    if any(f"phase {PHASES[0]}_p50_ms" in f for _, f in rows):
+        lines += phase_report(rows)
     return "\n".join(lines)
+
+
+def phase_report(rows: list[tuple[Any, dict[str, float]]]) -> list[str]:
+    """Each step of a render with recall, p50 / p95 ms (``--phases``)."""
+    head = " ".join(f"{phase:>15}" for phase in PHASES)
+    lines = [
+        "where a render with recall spends its time, p50 / p95 ms:",
+        f"{'messages':>14} {head}",
+    ]
+    for size, f in rows:
+        cells = " ".join(
+            f"{f[f'phase {p}_p50_ms']:>7.2f} /{f[f'phase {p}_p95_ms']:>6.2f}" for p in PHASES
+        )
+        lines.append(f"{size!s:>14} {cells}")
+    return lines
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=(__doc__ or "").split("\n")[0])
     parser.add_argument("--quick", action="store_true")
+    parser.add_argument(
+        "--phases", action="store_true", help="also time each step of a render with recall"
+    )
     args = parser.parse_args()
     sizes, count = ([1_000, 5_000], 20) if args.quick else ([10_000, 100_000], 60)
     corpora = ["dialogue", "synthetic"] if dialogue(10, 1) is not None else ["synthetic"]
     for corpus in corpora:
-        print(report(asyncio.run(run(sizes, count, corpus))))
+        if args.phases:
+            with timed_phases() as phases:
+                print(report(asyncio.run(run(sizes, count, corpus, phases))))
+        else:
+            print(report(asyncio.run(run(sizes, count, corpus))))
 
 
 if __name__ == "__main__":

@@ -86,9 +86,12 @@ def test_agents_session_benchmark_prints_every_figure() -> None:
 
 
 def test_recall_benchmark_prints_every_figure() -> None:
-    output = quick_run("tests.benchmarks.bench_recall")
+    output = quick_run("tests.benchmarks.bench_recall", "--quick", "--phases")
     for fragment in (
         "synthetic:",
+        "where a render with recall spends its time",
+        "catch_up",
+        "bodies",
         "recall p50",
         "search p50",
         "1000 + others",
