@@ -129,7 +129,8 @@ def canonical_json(value: Any) -> bytes:
 
 
 def encode_trusted(value: dict[str, Any]) -> bytes:
-    """Canonical JSON of a value built by ctxledger itself (only str, int, None): no walk."""
+    """Canonical JSON of a value ctxledger built itself from checked data (JSON types only,
+    floats finite): the bytes :func:`canonical_json` gives, without its walk."""
     return orjson.dumps(value, option=orjson.OPT_SORT_KEYS)
 
 

@@ -16,7 +16,7 @@ from typing import Any, Literal
 from blake3 import blake3
 from pydantic import BaseModel, ConfigDict, Field
 
-from eventstore.encoding import canonical_json
+from eventstore.encoding import encode_trusted
 from projections.context.accounting import REPLY_PRIMING_TOKENS
 from projections.context.budget import Budget
 from projections.context.formats import Format, from_messages
@@ -265,7 +265,10 @@ def _manifest(
         usable=budget.usable,
         margin=budget.usable - plan.tokens,
         summary_version=active.version if active else None,
-        request_hash=blake3(canonical_json({"format": fmt, "messages": wire})).hexdigest(),
+        # The wire is built from messages checked as canonical JSON when they were appended
+        # (and from ctxledger's own text): its bytes are canonical_json's without the walk,
+        # which cost a tenth of a warm render (0.26 of 3 ms for 514 messages).
+        request_hash=blake3(encode_trusted({"format": fmt, "messages": wire})).hexdigest(),
         over_budget=plan.over_budget,
         dropped_groups=plan.dropped_groups,
         uncovered_groups=plan.uncovered_groups,

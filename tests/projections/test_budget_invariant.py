@@ -10,10 +10,12 @@ import json
 from typing import Any
 
 import pytest
+from blake3 import blake3
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from eventstore import EventStore
+from eventstore.encoding import canonical_json
 from projections.context.accounting import REPLY_PRIMING_TOKENS
 from projections.context.budget import Budget
 from projections.context.grouping import group_messages
@@ -132,6 +134,9 @@ async def check(scenario: dict[str, Any]) -> None:
         assert manifest.margin == budget.usable - manifest.tokens["total"] >= 0
         assert counted(rendered, counter) == manifest.tokens["total"]
         assert sum(manifest.message_tokens) + REPLY_PRIMING_TOKENS == manifest.tokens["total"]
+        # The render hashes its wire without canonical_json's walk: the bytes are the same.
+        request = canonical_json({"format": scenario["fmt"], "messages": rendered.wire})
+        assert manifest.request_hash == blake3(request).hexdigest()
         state = await session.state()
         assert_groups_whole(rendered, state.messages)
         if manifest.summary_yielded is not None:  # named, and not served
