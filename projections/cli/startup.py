@@ -15,7 +15,7 @@ import gc
 from collections.abc import Iterator
 from contextlib import contextmanager
 
-__all__ = ["console_script_started", "imports_uncollected", "started_as_console_script"]
+__all__ = ["console_script_started", "imports_uncollected"]
 
 _console_script = False
 
@@ -24,11 +24,6 @@ def console_script_started() -> None:
     """Mark this process as the ``ctxledger`` console script (called by its entry point)."""
     global _console_script
     _console_script = True
-
-
-def started_as_console_script() -> bool:
-    """Whether this process is the console script (not a host that imported ctxledger)."""
-    return _console_script
 
 
 @contextmanager

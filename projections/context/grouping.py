@@ -13,6 +13,7 @@ groups are maintained as it grows; :func:`group_messages` runs it over a list.
 from __future__ import annotations
 
 from array import array
+from bisect import bisect_right
 from collections.abc import Iterator, Mapping, MutableSet, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -175,6 +176,10 @@ class Grouper:
             seen_order=seen_order,
             seen_at=seen_at,
         )
+
+    def group_at(self, index: int) -> int:
+        """The group that holds message ``index``."""
+        return bisect_right(self.starts, index) - 1
 
     def bounds(self, group: int) -> tuple[int, int]:
         """``(first, end)`` message indexes of group ``group``."""

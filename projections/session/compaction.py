@@ -277,7 +277,7 @@ def _chunk(cut: Cut, options: CompactionOptions, tail_limit: int) -> tuple[list[
     start = active.covered_end if active else 0
     grouper = cut.state.grouper
     chunk: list[Message] = []
-    for group in range(bisect_right(grouper.starts, start) - 1 if start else 0, cut.groups):
+    for group in range(grouper.group_at(start) if start else 0, cut.groups):
         if group in kept:
             continue
         chunk += [

@@ -18,7 +18,6 @@ each line is counted exactly, so the block fills its share.
 from __future__ import annotations
 
 import heapq
-from bisect import bisect_right
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -120,7 +119,6 @@ def candidate_groups(cut: Cut, recall: Recall, taken: set[int]) -> list[tuple[in
 
 def _group_scores(cut: Cut, recall: Recall) -> dict[int, float]:
     state = cut.state
-    starts = state.grouper.starts
     scores: dict[int, float] = {}
     # Every hit is scored (a few hundred at most): a group's score is final whatever is
     # taken, so the best groups outside a larger taken set are among those outside a smaller
@@ -129,7 +127,7 @@ def _group_scores(cut: Cut, recall: Recall) -> dict[int, float]:
         index = state.index_of.get(hit.message_id)
         if index is None or index >= cut.count:
             continue  # erased since, or after the cut
-        group = bisect_right(starts, index) - 1
+        group = state.grouper.group_at(index)
         scores[group] = max(scores.get(group, 0.0), hit.score)
         if recall.neighbours:
             weight = hit.score * _NEIGHBOUR_WEIGHT
@@ -148,7 +146,7 @@ def _other_party(cut: Cut, index: int) -> list[int]:
         if 0 <= other < cut.count:
             other_role = roles[other]
             if other_role != role and other_role in ("user", "assistant"):
-                found.append(bisect_right(cut.state.grouper.starts, other) - 1)
+                found.append(cut.state.grouper.group_at(other))
     return found
 
 

@@ -196,7 +196,7 @@ class SessionState:
 
     def group_of(self, message_id: str) -> int:
         """The index of the group that holds a message."""
-        return bisect_right(self.grouper.starts, self.index_of[message_id]) - 1
+        return self.grouper.group_at(self.index_of[message_id])
 
     def version_at(self, *, position: int | None = None, time: datetime | None = None) -> int:
         """The last version at or before a tenant position, or recorded at or before a time."""
@@ -304,7 +304,7 @@ class Cut:
         if covered_end == 0:
             return 0
         end = min(covered_end, self.count)
-        group = bisect_right(self.state.grouper.starts, end - 1) - 1
+        group = self.state.grouper.group_at(end - 1)
         return group + 1 if self.state.grouper.bounds(group)[1] <= end else group
 
     def group_tokens(self, group: int) -> int:

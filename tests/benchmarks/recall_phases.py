@@ -10,8 +10,9 @@ step fails loudly here rather than timing nothing.
 
 from __future__ import annotations
 
+import inspect
 import time
-from collections.abc import Awaitable, Callable, Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any
 
@@ -30,8 +31,14 @@ class Phases:
     def __init__(self) -> None:
         self._spent: dict[str, float] = {}
 
-    def add(self, phase: str, seconds: float) -> None:
-        self._spent[phase] = self._spent.get(phase, 0.0) + seconds
+    @contextmanager
+    def clock(self, phase: str) -> Iterator[None]:
+        """Add the block's time to ``phase``."""
+        began = time.perf_counter()
+        try:
+            yield
+        finally:
+            self._spent[phase] = self._spent.get(phase, 0.0) + time.perf_counter() - began
 
     def take(self) -> dict[str, float]:
         """The time spent per step since the last call (0 for a step that did not run)."""
@@ -40,25 +47,18 @@ class Phases:
 
 
 def _timed(phases: Phases, phase: str, step: Callable[..., Any]) -> Callable[..., Any]:
+    """``step`` (a function or a coroutine function) with its time added to ``phase``."""
+    if inspect.iscoroutinefunction(step):
+
+        async def timed_async(*args: Any, **kwargs: Any) -> Any:
+            with phases.clock(phase):
+                return await step(*args, **kwargs)
+
+        return timed_async
+
     def timed(*args: Any, **kwargs: Any) -> Any:
-        began = time.perf_counter()
-        try:
+        with phases.clock(phase):
             return step(*args, **kwargs)
-        finally:
-            phases.add(phase, time.perf_counter() - began)
-
-    return timed
-
-
-def _timed_async(
-    phases: Phases, phase: str, step: Callable[..., Awaitable[Any]]
-) -> Callable[..., Awaitable[Any]]:
-    async def timed(*args: Any, **kwargs: Any) -> Any:
-        began = time.perf_counter()
-        try:
-            return await step(*args, **kwargs)
-        finally:
-            phases.add(phase, time.perf_counter() - began)
 
     return timed
 
@@ -67,17 +67,16 @@ def _timed_async(
 def timed_phases() -> Iterator[Phases]:
     """Time the facade's steps while the block runs (one process, one event loop)."""
     phases = Phases()
-    wrapped: list[tuple[Any, str, Any, bool]] = [
-        (ReadModelRunner, "catch_up", "catch_up", True),
-        (reads.SessionReads, "_find", "search", True),
-        (reads, "recall_needs", "scores", False),
-        (reads.SessionReads, "with_bodies", "bodies", True),
-        (reads, "render", "render", False),
+    steps: list[tuple[Any, str, str]] = [
+        (ReadModelRunner, "catch_up", "catch_up"),
+        (reads.SessionReads, "_find", "search"),
+        (reads, "recall_needs", "scores"),
+        (reads.SessionReads, "with_bodies", "bodies"),
+        (reads, "render", "render"),
     ]
-    originals = [(owner, name, getattr(owner, name)) for owner, name, _, _ in wrapped]
-    for owner, name, phase, is_async in wrapped:
-        wrap = _timed_async if is_async else _timed
-        setattr(owner, name, wrap(phases, phase, getattr(owner, name)))
+    originals = [(owner, name, getattr(owner, name)) for owner, name, _ in steps]
+    for owner, name, phase in steps:
+        setattr(owner, name, _timed(phases, phase, getattr(owner, name)))
     try:
         yield phases
     finally:

@@ -3,6 +3,7 @@ version and imports nothing it does not print (no click, no rich, no pydantic, n
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
 from importlib.metadata import version
@@ -17,18 +18,38 @@ def test_version_prints_the_installed_version() -> None:
     assert result.stdout == f"ctxledger, version {version('ctxledger')}\n"
 
 
-def run_importing(argv: list[str]) -> tuple[subprocess.CompletedProcess[str], set[str]]:
-    """The console script's own entry point with ``argv``, run under -X importtime in a new
-    interpreter: its result and every module it imported."""
-    code = f"import sys; sys.argv = {argv!r}; from projections.cli import main; main()"
-    result = subprocess.run(
-        [sys.executable, "-X", "importtime", "-c", code],
+def python(code: str, *options: str) -> subprocess.CompletedProcess[str]:
+    """``code`` run by a new interpreter (with ``options``), its output captured."""
+    return subprocess.run(
+        [sys.executable, *options, "-c", code],
         capture_output=True,
         text=True,
         check=False,
         timeout=60,
     )
+
+
+def as_console_script(argv: list[str]) -> str:
+    """Code that runs the console script's own entry point with ``argv``."""
+    return f"import sys; sys.argv = {argv!r}; from projections.cli import main; main()"
+
+
+def run_importing(argv: list[str]) -> tuple[subprocess.CompletedProcess[str], set[str]]:
+    """The console script's own entry point with ``argv``, run under -X importtime in a new
+    interpreter: its result and every module it imported."""
+    result = python(as_console_script(argv), "-X", "importtime")
     return result, {line.split("|")[-1].strip() for line in result.stderr.splitlines()}
+
+
+def one_message_store(tmp_path: Path, content: str) -> Path:
+    """A SQLite store holding one user message in session ``s`` of tenant ``t``."""
+    db = tmp_path / "ledger.db"
+    source = tmp_path / "m.jsonl"
+    line = json.dumps({"id": "m1", "role": "user", "content": content})
+    source.write_text(line + "\n", "utf-8")
+    ingested = ctxledger("ingest", str(source), "--tenant", "t", "--session", "s", db=db)
+    assert ingested.returncode == 0, ingested.stderr
+    return db
 
 
 def test_version_imports_nothing_it_does_not_print() -> None:
@@ -55,12 +76,7 @@ def test_version_after_another_option_still_works() -> None:
 def test_context_imports_no_sqlalchemy_and_nothing_it_does_not_run(tmp_path: Path) -> None:
     # A read of a SQLite store: no SQLAlchemy (its SQL is compiled ahead of time), and none of
     # compaction, erasure, ingest or the stemmer of search (imported by the verbs using them).
-    db = tmp_path / "ledger.db"
-    source = tmp_path / "m.jsonl"
-    source.write_text('{"id": "m1", "role": "user", "content": "hello there"}\n', "utf-8")
-    assert (
-        ctxledger("ingest", str(source), "--tenant", "t", "--session", "s", db=db).returncode == 0
-    )
+    db = one_message_store(tmp_path, "hello there")
     argv = ["ctxledger", "--db", str(db), "context", "--tenant", "t", "--session", "s"]
     result, imported = run_importing(argv)
     assert result.returncode == 0, result.stderr
@@ -78,23 +94,14 @@ def test_context_imports_no_sqlalchemy_and_nothing_it_does_not_run(tmp_path: Pat
 def test_console_script_freezes_its_imports_and_keeps_collecting(tmp_path: Path) -> None:
     # The console script imports with the collector paused, then freezes what the imports
     # made and collects again; at exit the collector runs and the imports are frozen.
-    db = tmp_path / "ledger.db"
-    source = tmp_path / "m.jsonl"
-    source.write_text('{"id": "m1", "role": "user", "content": "hello"}\n', "utf-8")
-    assert (
-        ctxledger("ingest", str(source), "--tenant", "t", "--session", "s", db=db).returncode == 0
-    )
+    db = one_message_store(tmp_path, "hello")
+    argv = ["ctxledger", "--db", str(db), "context", "--tenant", "t", "--session", "s"]
     code = (
-        "import atexit, gc, sys\n"
+        "import atexit, gc\n"
         "atexit.register(lambda: print('gc', gc.isenabled(), gc.get_freeze_count() > 10000))\n"
-        f"sys.argv = ['ctxledger', '--db', {str(db)!r}, 'context', '--tenant', 't',"
-        " '--session', 's']\n"
-        "from projections.cli import main\n"
-        "main()\n"
+        + as_console_script(argv)
     )
-    result = subprocess.run(
-        [sys.executable, "-c", code], capture_output=True, text=True, check=False, timeout=60
-    )
+    result = python(code)
     assert result.returncode == 0, result.stderr
     assert result.stdout.splitlines()[-1] == "gc True True"
 
@@ -108,8 +115,6 @@ def test_a_host_importing_the_cli_keeps_its_collector_untouched() -> None:
         "load_all()\n"
         "print('gc', gc.isenabled(), gc.get_freeze_count())\n"
     )
-    result = subprocess.run(
-        [sys.executable, "-c", code], capture_output=True, text=True, check=False, timeout=60
-    )
+    result = python(code)
     assert result.returncode == 0, result.stderr
     assert result.stdout.splitlines()[-1] == "gc True 0"
