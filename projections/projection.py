@@ -15,14 +15,14 @@ Pure: no I/O.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol, TypeVar
 
 from eventstore import RecordedEvent
 from eventstore.recorder import Document
 
-__all__ = ["Changes", "Projection", "ReadModel", "SnapshotCodec", "State"]
+__all__ = ["Changes", "PartialCodec", "Projection", "ReadModel", "SnapshotCodec", "State"]
 
 
 class State(Protocol):
@@ -81,6 +81,27 @@ class SnapshotCodec(Protocol[S]):
     def decode(self, data: bytes, parts: Sequence[bytes], tenant_id: str, key: str) -> S:
         """The state of ``key`` from a head and the parts it names, in order (raises
         ValueError, KeyError or TypeError when they do not make a state)."""
+        ...
+
+
+class PartialCodec(SnapshotCodec[S], Protocol[S]):
+    """A codec that can also open a state from some of its parts (a cold open of a long
+    session reads its first and last parts): the state raises on a read of what it lacks,
+    and must never be folded or saved but where the projection says so."""
+
+    def partial_parts(self, data: bytes) -> list[int] | None:
+        """The parts of a head to read for a partial state; None: read them all."""
+        ...
+
+    def decode_partial(
+        self, data: bytes, parts: Mapping[int, bytes], tenant_id: str, key: str
+    ) -> S:
+        """The partial state of ``key`` from a head and the parts :meth:`partial_parts`
+        named, by index."""
+        ...
+
+    def folds_partially(self, event: RecordedEvent) -> bool:
+        """Whether an event can be folded into a partial state (else it is loaded whole)."""
         ...
 
 

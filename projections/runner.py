@@ -26,7 +26,7 @@ from typing import Any, Generic, TypeVar, cast
 from eventstore import EventStore, RecordedEvent
 from eventstore.loop_lock import LoopSafeLock
 from eventstore.records import ERASURE_STREAM
-from projections.projection import Projection, ReadModel, SnapshotCodec
+from projections.projection import PartialCodec, Projection, ReadModel, SnapshotCodec
 from projections.snapshot_parts import Slot, load_state, parted, save_state
 from projections.text_caches import forget_texts
 
@@ -97,18 +97,35 @@ class ProjectionRunner(Generic[S]):
         #: Why a state was rebuilt from the log (its snapshot disagreed with the log).
         self.distrusts: list[str] = []
 
-    async def current(self, tenant_id: str, key: str) -> S:
-        """The latest state of ``key``: cached or snapshot state caught up with the log."""
+    async def current(self, tenant_id: str, key: str, *, partial: bool = False) -> S:
+        """The latest state of ``key``: cached or snapshot state caught up with the log.
+
+        ``partial``: the state may lack rows its snapshot's codec did not read (a
+        :class:`~projections.projection.PartialCodec`); a reader of such a state catches
+        ``RowsNotLoaded``, asks again without ``partial`` (the whole state replaces it) and
+        reads again."""
         slot = (tenant_id, key)
         async with self._lock(slot):
-            entry = await self._cached_caught_up(tenant_id, key)
-            if entry is None:
-                await self._forget_if_erased(tenant_id)
-                entry = self._cache.get(slot) or await self._start(tenant_id, key)
+            try:
+                entry = await self._caught_up(tenant_id, key, partial)
+            except _NeedsWhole:
+                entry = await self._start(tenant_id, key)
+                await self._catch_up(entry, tenant_id, key)
+            if not partial and _is_partial(entry.state):
+                entry = await self._start(tenant_id, key)
                 await self._catch_up(entry, tenant_id, key)
             self._remember(slot, entry)
             await self._maybe_snapshot(entry, tenant_id, key)
             return entry.state
+
+    async def _caught_up(self, tenant_id: str, key: str, partial: bool) -> _Entry[S]:
+        entry = await self._cached_caught_up(tenant_id, key)
+        if entry is None:
+            await self._forget_if_erased(tenant_id)
+            slot = (tenant_id, key)
+            entry = self._cache.get(slot) or await self._start(tenant_id, key, partial=partial)
+            await self._catch_up(entry, tenant_id, key)
+        return entry
 
     async def advance(
         self, tenant_id: str, key: str, recorded: Sequence[RecordedEvent], known: Sequence[Any]
@@ -123,6 +140,10 @@ class ProjectionRunner(Generic[S]):
                 return
             first = recorded[0]
             if entry.versions.get(first.stream_id, 0) != first.version - 1:
+                return
+            if not self._folds(entry, recorded):
+                with self._guard:
+                    self._cache.pop(slot, None)  # the next read loads the whole state
                 return
             for index, event in enumerate(recorded):
                 payload = known[index] if index < len(known) else None
@@ -239,12 +260,13 @@ class ProjectionRunner(Generic[S]):
             return None
         return self._snapshot_codec
 
-    async def _start(self, tenant_id: str, key: str) -> _Entry[S]:
+    async def _start(self, tenant_id: str, key: str, *, partial: bool = False) -> _Entry[S]:
         codec = self._codec(key)
         distrusted = (tenant_id, key) in self._distrusted
         loaded = None
         if codec is not None and not distrusted:
-            loaded = await load_state(self.store, codec, self._slot(tenant_id, key))
+            slot = self._slot(tenant_id, key)
+            loaded = await load_state(self.store, codec, slot, partial=partial)
         if loaded is None:
             state = self.projection.initial(tenant_id, key)
             adopt = getattr(self.projection, "adopt", None)  # optional (SessionView's bodies)
@@ -260,7 +282,16 @@ class ProjectionRunner(Generic[S]):
     async def _catch_up(self, entry: _Entry[S], tenant_id: str, key: str) -> None:
         self._fold(entry, await self._events(tenant_id, key, entry.versions))
 
+    def _folds(self, entry: _Entry[S], events: Sequence[RecordedEvent]) -> bool:
+        """Whether the entry's state can fold these events (a partial one, only some)."""
+        if not _is_partial(entry.state):
+            return True
+        folds = cast(PartialCodec[S], self._snapshot_codec).folds_partially
+        return all(folds(event) for event in events)
+
     def _fold(self, entry: _Entry[S], events: Sequence[RecordedEvent]) -> None:
+        if not self._folds(entry, events):
+            raise _NeedsWhole  # before any event is folded: the state stays as it was
         for event in events:
             entry.state = self.projection.apply(entry.state, event)
             entry.versions[event.stream_id] = event.version
@@ -289,8 +320,8 @@ class ProjectionRunner(Generic[S]):
 
     async def _maybe_snapshot(self, entry: _Entry[S], tenant_id: str, key: str) -> None:
         codec = self._codec(key)
-        if codec is None:
-            return
+        if codec is None or _is_partial(entry.state):
+            return  # a partial state cannot encode what it lacks; the whole one saves later
         (stream,) = self.projection.streams(key)
         version = entry.versions.get(stream, 0)
         last = entry.snapshot_version
@@ -306,6 +337,14 @@ class ProjectionRunner(Generic[S]):
         slot = self._slot(tenant_id, key)
         entry.part_digests = await save_state(self.store, codec, slot, entry.state, at, digests)
         entry.snapshot_version = version
+
+
+class _NeedsWhole(Exception):
+    """A partial state met an event it cannot fold: the whole state is loaded instead."""
+
+
+def _is_partial(state: object) -> bool:
+    return bool(getattr(state, "partial", False))
 
 
 def read_model_name(model: ReadModel) -> str:

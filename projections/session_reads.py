@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Protocol, TypeVar
 from eventstore import EventStore, RecordedEvent
 from projections.context.budget import Budget
 from projections.context.formats import Format
+from projections.context.holes import RowsNotLoaded
 from projections.context.messages import Message, text_of
 from projections.context.tokens import TokenCounter
 from projections.projection import ReadModel
@@ -126,7 +127,8 @@ class SessionReads:
     async def _cut(
         self, at_version: int | None, at_position: int | None, at_time: datetime | None
     ) -> Cut:
-        state = await self.latest()
+        # A render reads few rows: it may start from a partial index (see ``_checked``).
+        state = await self.ledger.sessions.current(self.tenant_id, self.session_id, partial=True)
         version = at_version
         if at_position is not None or at_time is not None:
             version = state.version_at(position=at_position, time=at_time)
@@ -215,10 +217,15 @@ class SessionReads:
         return rendered
 
     async def _checked(self, read: Callable[[], Awaitable[T]]) -> T:
-        """``read()``, once more on a state rebuilt from the log if the index it read from (a
-        snapshot) disagreed with the log: nothing a forged snapshot says is served."""
+        """``read()``, once more on the whole index if it met a row a partial one lacks, and
+        on a state rebuilt from the log if the index it read from (a snapshot) disagreed with
+        the log: nothing a forged snapshot says is served."""
         try:
-            return await read()
+            try:
+                return await read()
+            except RowsNotLoaded:
+                await self.ledger.sessions.current(self.tenant_id, self.session_id)
+                return await read()
         except IndexMismatchError as error:
             await self.ledger.sessions.distrust(self.tenant_id, self.session_id, str(error))
             return await read()

@@ -14,12 +14,12 @@ from __future__ import annotations
 import logging
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any, Generic, Protocol, TypeVar
+from typing import Any, Generic, Protocol, TypeGuard, TypeVar, cast
 
 from blake3 import blake3
 
 from eventstore import EventStore, Snapshot
-from projections.projection import SnapshotCodec
+from projections.projection import PartialCodec, SnapshotCodec
 
 __all__ = ["Loaded", "WholeStateCodec", "load_state", "part_name", "parted", "save_state"]
 
@@ -90,8 +90,12 @@ def part_name(name: str, part: int) -> str:
     return f"{name}.part{part}"
 
 
-async def load_state(store: EventStore, codec: SnapshotCodec[S], slot: Slot) -> Loaded[S] | None:
-    """The state the stored snapshot holds; None when there is none usable."""
+async def load_state(
+    store: EventStore, codec: SnapshotCodec[S], slot: Slot, *, partial: bool = False
+) -> Loaded[S] | None:
+    """The state the stored snapshot holds; None when there is none usable. ``partial``: a
+    codec that can (:class:`~projections.projection.PartialCodec`) reads only the parts it
+    names, and the state lacks the others."""
     head = await store.load_snapshot(slot.tenant_id, slot.name, slot.stream)
     if head is None or head.projection_version != slot.projection_version:
         return None
@@ -102,10 +106,19 @@ async def load_state(store: EventStore, codec: SnapshotCodec[S], slot: Slot) -> 
         return None  # the log was rebuilt or edited under it
     try:
         digests = codec.head_parts(head.state)
-        parts = await _parts(store, slot, len(digests))
-        if parts is None:
-            return None
-        state = codec.decode(head.state, parts, slot.tenant_id, slot.key)
+        chosen = codec.partial_parts(head.state) if partial and _partial(codec) else None
+        if chosen is not None:
+            some = await _some_parts(store, slot, chosen)
+            if some is None:
+                return None
+            state = cast(PartialCodec[S], codec).decode_partial(
+                head.state, some, slot.tenant_id, slot.key
+            )
+        else:
+            parts = await _parts(store, slot, len(digests))
+            if parts is None:
+                return None
+            state = codec.decode(head.state, parts, slot.tenant_id, slot.key)
     except (ValueError, KeyError, TypeError) as error:
         _log.warning("snapshot of %s/%s not used: %s", slot.tenant_id, slot.stream, error)
         return None
@@ -121,6 +134,19 @@ async def load_parts(
     found = await store.load_snapshots(tenant_id, stream, names) if names else {}
     parts = [found[part].state for part in names if part in found]
     return parts if len(parts) == count else None
+
+
+def _partial(codec: SnapshotCodec[S]) -> TypeGuard[PartialCodec[S]]:
+    return hasattr(codec, "partial_parts")
+
+
+async def _some_parts(store: EventStore, slot: Slot, chosen: list[int]) -> dict[int, bytes] | None:
+    names = {part_name(slot.name, part): part for part in chosen}
+    found = await store.load_snapshots(slot.tenant_id, slot.stream, list(names))
+    if len(found) != len(names):
+        _log.warning("snapshot of %s/%s lacks parts", slot.tenant_id, slot.stream)
+        return None
+    return {names[name]: snapshot.state for name, snapshot in found.items()}
 
 
 async def _parts(store: EventStore, slot: Slot, count: int) -> list[bytes] | None:

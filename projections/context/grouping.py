@@ -13,11 +13,11 @@ groups are maintained as it grows; :func:`group_messages` runs it over a list.
 from __future__ import annotations
 
 from array import array
-from bisect import bisect_right
 from collections.abc import Iterator, Mapping, MutableSet, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, cast
 
+from projections.context.holes import Holed, HoledSet, bisect_right
 from projections.context.messages import Message
 
 __all__ = ["Group", "Grouper", "ProtocolIssue", "group_messages"]
@@ -162,8 +162,8 @@ class Grouper:
         open_state: Mapping[str, Any],
         starts: array[int],
         issues: list[ProtocolIssue],
-        seen_order: list[str],
-        seen_at: list[int],
+        seen_order: Sequence[str],
+        seen_at: Sequence[int],
     ) -> Grouper:
         """A grouper from :meth:`open_state` and the columns that only grow."""
         return cls(
@@ -172,9 +172,14 @@ class Grouper:
             count=open_state["count"],
             _open_call=open_state["open_call"],
             _waiting=list(open_state["waiting"]),
-            _seen_calls=set(seen_order),
-            seen_order=seen_order,
-            seen_at=seen_at,
+            # Over call ids not all loaded, a call id not among them may repeat one of the rest.
+            _seen_calls=(
+                HoledSet(set(seen_order.inner), complete=False)
+                if isinstance(seen_order, Holed) and seen_order.missing
+                else set(seen_order)
+            ),
+            seen_order=cast(list[str], seen_order),  # or a Holed column as one
+            seen_at=cast(list[int], seen_at),
         )
 
     def group_at(self, index: int) -> int:

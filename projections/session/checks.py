@@ -102,4 +102,4 @@ def _sum(cut: Cut, group: int) -> int:
 
 
 def _masked_saving(cut: Cut, group: int) -> int:
-    return sum(m.saved for m in cut.state.group_masks.get(group, ()) if m.version <= cut.version)
+    return sum(m.saved for m in cut.state.masks_of(group) if m.version <= cut.version)

@@ -10,10 +10,13 @@ from __future__ import annotations
 
 import sys
 from array import array
-from collections.abc import Iterable, Iterator, Mapping, MutableMapping
+from collections.abc import Iterable, Iterator, Mapping, MutableMapping, Sequence
 from datetime import UTC, datetime, timedelta
+from itertools import chain
 from typing import Protocol
 from uuid import UUID
+
+from projections.context.holes import Holed, RowsNotLoaded, missing_rows
 
 __all__ = [
     "EncodingColumn",
@@ -214,25 +217,47 @@ class EncodingColumn:
 class IdIndex(MutableMapping[str, int]):
     """Message ids to their rows, built from the ids on first use: a process that opens a
     session and renders it looks no message up by id, and building the ``dict`` is about
-    a third of decoding a 100,000-message index."""
+    a third of decoding a 100,000-message index. Over ids with rows not loaded
+    (:class:`~projections.session.holes.Holed`), an id not among the loaded ones raises
+    :class:`~projections.session.holes.RowsNotLoaded`: it may be in the rest."""
 
-    def __init__(self, ids: list[str]) -> None:
+    def __init__(self, ids: Sequence[str]) -> None:
         self._ids = ids
         self._rows: dict[str, int] | None = None
 
     def _built(self) -> dict[str, int]:
         if self._rows is None:
-            self._rows = dict(zip(self._ids, range(len(self._ids)), strict=True))
+            ids = self._ids
+            if isinstance(ids, Holed):
+                rows = chain(range(ids.start), range(ids.start + ids.missing, len(ids)))
+                self._rows = dict(zip(ids.inner, rows, strict=True))
+            else:
+                self._rows = dict(zip(ids, range(len(ids)), strict=True))
         return self._rows
 
+    def _absent(self, message_id: object) -> None:
+        if missing_rows(self._ids):
+            raise RowsNotLoaded(f"message {message_id!r} may be among the rows not loaded")
+
     def __getitem__(self, message_id: str) -> int:
-        return self._built()[message_id]
+        row = self._built().get(message_id)
+        if row is None:
+            self._absent(message_id)
+            raise KeyError(message_id)
+        return row
 
     def __contains__(self, message_id: object) -> bool:
-        return message_id in self._built()
+        if message_id in self._built():
+            return True
+        self._absent(message_id)
+        return False
 
     def get(self, message_id: str, default: int | None = None) -> int | None:  # type: ignore[override]
-        return self._built().get(message_id, default)
+        row = self._built().get(message_id)
+        if row is None:
+            self._absent(message_id)
+            return default
+        return row
 
     def __setitem__(self, message_id: str, row: int) -> None:
         self._built()[message_id] = row
@@ -241,9 +266,11 @@ class IdIndex(MutableMapping[str, int]):
         del self._built()[message_id]
 
     def __iter__(self) -> Iterator[str]:
+        self._absent("any")
         return iter(self._built())
 
     def __len__(self) -> int:
+        self._absent("any")
         return len(self._built())
 
 

@@ -21,13 +21,13 @@ counter and the clock are passed in.
 
 from __future__ import annotations
 
-from bisect import bisect_left, bisect_right
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from datetime import datetime
 
 from projections.context.accounting import REPLY_PRIMING_TOKENS, USER_MESSAGE_OVERHEAD
 from projections.context.budget import Budget
+from projections.context.holes import bisect_left, bisect_right
 from projections.context.messages import Message
 from projections.context.window import fit_groups, plan_groups
 from projections.session.coverage import coverage_of, upcast_summary

@@ -12,13 +12,13 @@ covered the message, whose erased ``SummaryCommitted`` keeps its place in the ch
 
 from __future__ import annotations
 
-from bisect import bisect_right
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
 from pydantic import ValidationError
 
 from eventstore import RecordedEvent
+from projections.context.holes import bisect_right
 from projections.session.bodies import ERASED, BodyCache, CachedBodies, erased_message
 from projections.session.codec import decode_state, encode_part, encode_state, head_parts
 from projections.session.columns import microseconds
@@ -34,6 +34,7 @@ from projections.session.events import (
     SummaryRejected,
     SummaryRolledBack,
 )
+from projections.session.partial import decode_partial, partial_parts
 from projections.session.state import Mask, SessionState, Unreadable
 from projections.summaries.chain import CommittedSummary
 from projections.summaries.schema_v2 import CompactionSummaryV2
@@ -150,6 +151,11 @@ def _rejected(state: SessionState, _: RecordedEvent, data: SummaryRejected) -> N
     state.chain.reject(data.summary_version, list(data.failed_checks), data.groups)
 
 
+#: Events whose fold reads no row of the index but the last (see ``folds_partially``).
+_FOLDED_PARTIALLY = frozenset(
+    ("MessagesPinned", "MessagesUnpinned", "ModelCallRecorded", "ProtocolIssueRecorded")
+)
+
 _HANDLERS: dict[str, _Handler] = {
     "MessageAppended": _message,
     "MessagesPinned": _pinned,
@@ -176,7 +182,8 @@ class SessionView:
     #: 6: the index's columns packed (hashes, event ids, versions, positions, times, tokens).
     #: 7: tokenizers as a column of codes, not a dict of message ids.
     #: 8: snapshots as a head and immutable parts; call ids seen kept in order.
-    version = 8
+    #: 9: the head says where each part ends (a cold open reads the first and last parts).
+    version = 9
 
     def __init__(self, bodies: BodyCache | None = None, part_versions: int = 1024) -> None:
         #: Where the runner's states keep bodies (None: each state holds its own).
@@ -254,6 +261,30 @@ class SessionView:
         """A state from a snapshot head and its parts (its bodies to be read from the log)."""
         state = decode_state(data, parts, every=self.part_versions)
         return self.adopt(state, tenant_id, session_id)
+
+    @staticmethod
+    def partial_parts(data: bytes) -> list[int] | None:
+        """The parts a cold open reads (:mod:`projections.session.partial`); None: all."""
+        return partial_parts(data)
+
+    def decode_partial(
+        self, data: bytes, parts: Mapping[int, bytes], tenant_id: str, session_id: str
+    ) -> SessionState:
+        """A state from a head and some of its parts, the others' rows as a hole."""
+        state = decode_partial(data, parts, every=self.part_versions)
+        return self.adopt(state, tenant_id, session_id)
+
+    @staticmethod
+    def folds_partially(event: RecordedEvent) -> bool:
+        """Whether folding ``event`` reads no row of the index but its last: a message without
+        tool calls (a call id is checked against every call seen), a pin, a model call, or an
+        event of another type (ignored). The others need the whole index."""
+        if event.type == "MessageAppended":
+            message = event.data.get("message") if isinstance(event.data, dict) else None
+            return event.data is None or (
+                isinstance(message, dict) and not message.get("tool_calls")
+            )
+        return event.type in _FOLDED_PARTIALLY or event.type not in _HANDLERS
 
 
 def _parse(state: SessionState, event: RecordedEvent) -> SessionEvent | None:

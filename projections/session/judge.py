@@ -3,10 +3,10 @@ and the event to record. Pure: no I/O (the token counter is passed in)."""
 
 from __future__ import annotations
 
-from bisect import bisect_right
 from collections.abc import Callable
 
 from projections.context.accounting import REPLY_PRIMING_TOKENS, USER_MESSAGE_OVERHEAD
+from projections.context.holes import bisect_right
 from projections.context.window import fit_groups
 from projections.session.compaction import CompactionPlan
 from projections.session.events import SummaryCommitted, SummaryRejected

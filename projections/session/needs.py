@@ -8,10 +8,10 @@ a body nobody fetched.
 
 from __future__ import annotations
 
-from bisect import bisect_left
 from collections.abc import Iterable
 
 from projections.context.budget import Budget
+from projections.context.holes import bisect_left
 from projections.session.planning import fit_plan
 from projections.session.recall_block import Recall, candidate_groups
 from projections.session.recall_render import without_summary

@@ -4,9 +4,9 @@ current log (a source was erased, say). Pure: no I/O (the token counter is passe
 
 from __future__ import annotations
 
-from bisect import bisect_left, bisect_right
 from collections.abc import Callable
 
+from projections.context.holes import bisect_left, bisect_right
 from projections.errors import MessageValidationError
 from projections.session.coverage import coverage_of
 from projections.session.state import Cut

@@ -25,6 +25,7 @@ from projections.session.state import Mask, SessionState, Unreadable
 __all__ = [
     "COLUMN_NAMES",
     "LIST_COLUMNS",
+    "MARK_OF",
     "Marks",
     "decode_slices",
     "encode_slice",
@@ -49,6 +50,28 @@ class Marks:
     unreadable: int
     masks: int
     seen: int
+
+
+#: Which count of :class:`Marks` says how many rows of each column there are.
+MARK_OF = {
+    **dict.fromkeys(
+        ("ids", "roles", "tokens", "message_versions", "message_hashes", "message_event_ids"),
+        "messages",
+    ),
+    "encoding_codes": "messages",
+    "event_positions": "events",
+    "event_times": "events",
+    "starts": "groups",
+    "group_tokens": "group_tokens",
+    "issues": "issues",
+    "issue_counts": "issues",
+    "pin_log": "pins",
+    "model_call_versions": "calls",
+    "unreadable": "unreadable",
+    "masks": "masks",
+    "seen_calls": "seen",
+    "seen_at": "seen",
+}
 
 
 def marks_at(state: SessionState, version: int) -> Marks:

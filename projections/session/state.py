@@ -4,15 +4,15 @@ earlier version, cut out of the latest state without refolding. Pure: no I/O."""
 from __future__ import annotations
 
 from array import array
-from bisect import bisect_right
 from collections.abc import Callable, Iterable, Mapping, MutableMapping
-from dataclasses import InitVar, dataclass, field, replace
+from dataclasses import InitVar, asdict, dataclass, field, replace
 from datetime import datetime
 from typing import Any
 
 from blake3 import blake3
 
 from projections.context.grouping import Grouper, ProtocolIssue
+from projections.context.holes import RowsNotLoaded, bisect_right
 from projections.context.messages import Message
 from projections.session.bodies import Bodies, BodyNotLoadedError, HeldBodies, runs_of
 from projections.session.columns import (
@@ -42,13 +42,7 @@ class Mask:
 
     def as_dict(self) -> dict[str, Any]:
         """The mask as JSON-ready data (snapshots)."""
-        return {
-            "message_id": self.message_id,
-            "version": self.version,
-            "text": self.text,
-            "tokens": self.tokens,
-            "saved": self.saved,
-        }
+        return asdict(self)
 
 
 @dataclass(frozen=True)
@@ -63,12 +57,7 @@ class Unreadable:
 
     def as_dict(self) -> dict[str, Any]:
         """The figures, for manifests and the CLI."""
-        return {
-            "version": self.version,
-            "position": self.position,
-            "type": self.type,
-            "reason": self.reason,
-        }
+        return asdict(self)
 
 
 @dataclass
@@ -114,6 +103,10 @@ class SessionState:
     #: been checked against their messages in the log since (neither is saved)
     snapshot_groups: int = 0
     checked_groups: set[int] = field(default_factory=set)
+    #: opened without the middle of its index (:mod:`projections.session.partial`); groups
+    #: ``[0, masks_unknown_below)`` may have masks among the rows not loaded (neither saved)
+    partial: bool = False
+    masks_unknown_below: int = 0
 
     token_counts: InitVar[array[int] | None] = None
 
@@ -205,6 +198,12 @@ class SessionState:
         if time is not None:
             return bisect_right(self.event_times, microseconds(time))
         return self.version
+
+    def masks_of(self, group: int) -> list[Mask]:
+        """The masks of a group's results (any version)."""
+        if group < self.masks_unknown_below:
+            raise RowsNotLoaded(f"group {group}'s masks may be among the rows not loaded")
+        return self.group_masks.get(group, [])
 
     def cut(self, version: int | None = None) -> Cut:
         """The session as it was at ``version`` (default: now), in O(window + pins) work.
@@ -312,7 +311,7 @@ class Cut:
         tokens = (
             self.last_group_tokens if group == self.groups - 1 else self.state.group_tokens[group]
         )
-        for mask in self.state.group_masks.get(group, ()):
+        for mask in self.state.masks_of(group):
             if mask.version <= self.version:
                 tokens -= mask.saved
         return tokens
@@ -324,13 +323,16 @@ class Cut:
 
     def mask_of(self, message_id: str) -> Mask | None:
         """The mask serving this message as of the cut, if any."""
-        mask = self.state.masks.get(message_id)
+        state = self.state
+        if state.masks_unknown_below:
+            state.masks_of(state.group_of(message_id))  # raises if they may not all be loaded
+        mask = state.masks.get(message_id)
         return mask if mask is not None and mask.version <= self.version else None
 
     def served_messages(self, group: int) -> list[Message]:
         """The messages of a group as a render serves them: masked results as their digest."""
         messages = self.group_messages(group)
-        if group not in self.state.group_masks:
+        if not self.state.masks_of(group):
             return messages
         return [
             message.model_copy(update={"content": mask.text})
@@ -373,7 +375,8 @@ class Cut:
         state = self.state
         tokens = state.group_tokens
         whole = self.groups == len(tokens) and (not tokens or tokens[-1] == self.last_group_tokens)
-        return tokens.__getitem__ if whole and not state.group_masks else self.group_tokens
+        masked = state.group_masks or state.masks_unknown_below
+        return tokens.__getitem__ if whole and not masked else self.group_tokens
 
     def pinned_groups(self) -> set[int]:
         """The groups holding a message pinned as of the cut."""
