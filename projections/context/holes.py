@@ -67,6 +67,8 @@ class Holed:
     def __getitem__(self, key: int | slice) -> Any:
         if isinstance(key, slice):
             return self.inner[self._range(key)]
+        if key >= self.start + self.missing:  # after the hole, where a window's rows are
+            return self.inner[key - self.missing]
         return self.inner[self._at(key)]
 
     def __setitem__(self, index: int, value: Any) -> None:

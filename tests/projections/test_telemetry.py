@@ -83,3 +83,40 @@ async def test_without_a_provider_nothing_breaks() -> None:
         session = Ledger(store).session("acme", "quiet")
         await session.append(filler(0, 2))
         await session.render(BUDGET)
+
+
+def test_the_api_is_imported_only_when_the_application_uses_opentelemetry() -> None:
+    import os
+    import subprocess
+    import sys
+
+    script = """
+import asyncio, sys
+from eventstore import EventStore
+from projections.context.budget import Budget
+from projections.ledger import Ledger
+
+async def main():
+    async with EventStore.open("memory://") as store:
+        session = Ledger(store).session("acme", "s")
+        await session.append([{"role": "user", "content": "hello"}])
+        await session.render(Budget(context_limit=4000, max_output_tokens=0))
+        print("opentelemetry.trace" in sys.modules)
+        from opentelemetry import trace  # the application sets OpenTelemetry up later
+        from opentelemetry.sdk.trace import TracerProvider
+        from opentelemetry.sdk.trace.export import SimpleSpanProcessor
+        from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
+        spans = InMemorySpanExporter()
+        provider = TracerProvider()
+        provider.add_span_processor(SimpleSpanProcessor(spans))
+        trace.set_tracer_provider(provider)
+        await session.render(Budget(context_limit=4000, max_output_tokens=0))
+        print([span.name for span in spans.get_finished_spans()])
+
+asyncio.run(main())
+"""
+    quiet = {k: v for k, v in os.environ.items() if not k.startswith("OTEL_")}
+    done = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, env=quiet, check=True
+    )
+    assert done.stdout.split("\n")[:2] == ["False", "['ctxledger.render']"]
