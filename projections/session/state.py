@@ -12,7 +12,7 @@ from typing import Any
 from blake3 import blake3
 
 from projections.context.grouping import Grouper, ProtocolIssue
-from projections.context.holes import RowsNotLoaded, bisect_right
+from projections.context.holes import RowsNotLoaded, bisect_right, missing_rows
 from projections.context.messages import Message
 from projections.session.bodies import Bodies, BodyNotLoadedError, HeldBodies, runs_of
 from projections.session.columns import (
@@ -132,7 +132,8 @@ class SessionState:
         text and 500 bytes a mask on top. An estimate, cheap to compute: the runner asks at
         every use."""
         summaries = 4 * sum(c.tokens for c in self.chain.committed.values())
-        return 480 * len(self.ids) + summaries + 500 * len(self.masks)
+        held = len(self.ids) - missing_rows(self.ids)  # a partial index holds only some
+        return 480 * held + summaries + 500 * len(self.masks)
 
     @property
     def count(self) -> int:
