@@ -28,7 +28,8 @@ if TYPE_CHECKING:
     from projections.events import ledger_registry, register_ledger_events
     from projections.ledger import Ledger, Session
     from projections.projection import Projection, ReadModel
-    from projections.runner import ProjectionRunner, ReadModelRunner
+    from projections.read_model_runner import ReadModelRunner
+    from projections.runner import ProjectionRunner
     from projections.session import Manifest, RenderedContext, SessionState, SessionView
     from projections.summaries.schema import CompactionSummary
     from projections.summaries.summarizer import Summarizer, SummaryRequest, SummaryResult
@@ -46,7 +47,7 @@ _EXPORTS = {
     "Projection": "projections.projection",
     "ProjectionRunner": "projections.runner",
     "ReadModel": "projections.projection",
-    "ReadModelRunner": "projections.runner",
+    "ReadModelRunner": "projections.read_model_runner",
     "RenderedContext": "projections.session",
     "Session": "projections.ledger",
     "SessionState": "projections.session",

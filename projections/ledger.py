@@ -25,7 +25,8 @@ from projections.context.tokens import TiktokenCounter, TokenCounter
 from projections.errors import MessageValidationError
 from projections.events import register_ledger_events
 from projections.projection import Projection, ReadModel
-from projections.runner import ProjectionRunner, ReadModelRunner, read_model_name
+from projections.read_model_runner import ReadModelRunner, read_model_name
+from projections.runner import ProjectionRunner
 from projections.session.bodies import DEFAULT_BODY_BYTES, DEFAULT_INDEX_BYTES, BodyCache
 from projections.session.events import (
     MessageAppended,

@@ -7,14 +7,12 @@ its projection version, and that the event it was taken at is still where it was
 appends is folded in directly (:meth:`ProjectionRunner.advance`). When the tenant's erasure
 stream moves, every cached state of the tenant is dropped: it may hold erased data.
 
-:class:`ReadModelRunner` folds a tenant's log into a
-:class:`~projections.projection.ReadModel`'s rows and commits them with its checkpoint in one
-transaction; a concurrent committer makes it re-read and retry, so every event is applied once.
+Read models (rows rather than states) have their own runner:
+:class:`~projections.read_model_runner.ReadModelRunner`.
 """
 
 from __future__ import annotations
 
-import asyncio
 import heapq
 import logging
 import threading
@@ -26,15 +24,14 @@ from typing import Any, Generic, TypeVar, cast
 from eventstore import EventStore, RecordedEvent
 from eventstore.loop_lock import LoopSafeLock
 from eventstore.records import ERASURE_STREAM
-from projections.projection import PartialCodec, Projection, ReadModel, SnapshotCodec
+from projections.projection import PartialCodec, Projection, SnapshotCodec
 from projections.snapshot_parts import Slot, load_state, parted, save_state
 from projections.text_caches import forget_texts
 
-__all__ = ["ProjectionRunner", "ReadModelRunner", "read_model_name"]
+__all__ = ["ProjectionRunner"]
 
 S = TypeVar("S")
 Until = Callable[[RecordedEvent], bool]
-_LOG_BATCH = 500
 # Without parts, a snapshot is saved when the state has grown by snapshot_every events, or by
 # this share of its length, whichever is more: saving (O(length) each time) costs O(32) per
 # event, amortised.
@@ -108,12 +105,10 @@ class ProjectionRunner(Generic[S]):
         async with self._lock(slot):
             try:
                 entry = await self._caught_up(tenant_id, key, partial)
-            except _NeedsWhole:
-                entry = await self._start(tenant_id, key)
-                await self._catch_up(entry, tenant_id, key)
+            except _NeedsWhole:  # a partial state met an event it cannot fold
+                entry = await self._whole(tenant_id, key)
             if not partial and _is_partial(entry.state):
-                entry = await self._start(tenant_id, key)
-                await self._catch_up(entry, tenant_id, key)
+                entry = await self._whole(tenant_id, key)
             self._remember(slot, entry)
             await self._maybe_snapshot(entry, tenant_id, key)
             return entry.state
@@ -125,6 +120,11 @@ class ProjectionRunner(Generic[S]):
             slot = (tenant_id, key)
             entry = self._cache.get(slot) or await self._start(tenant_id, key, partial=partial)
             await self._catch_up(entry, tenant_id, key)
+        return entry
+
+    async def _whole(self, tenant_id: str, key: str) -> _Entry[S]:
+        entry = await self._start(tenant_id, key)
+        await self._catch_up(entry, tenant_id, key)
         return entry
 
     async def advance(
@@ -345,51 +345,3 @@ class _NeedsWhole(Exception):
 
 def _is_partial(state: object) -> bool:
     return bool(getattr(state, "partial", False))
-
-
-def read_model_name(model: ReadModel) -> str:
-    """The stored name of a read model's rows: its name and version."""
-    return f"{model.name}.v{model.version}"
-
-
-class ReadModelRunner:
-    """Folds tenants' logs into a read model's rows, checkpointed with them (see the module
-    docstring)."""
-
-    def __init__(self, store: EventStore, model: ReadModel, *, batch_size: int = _LOG_BATCH):
-        self.store = store
-        self.model = model
-        self.batch_size = batch_size
-        self.name = read_model_name(model)
-
-    async def catch_up(self, tenant_id: str, *, to_position: int | None = None) -> int:
-        """Apply every event after the read model's checkpoint (up to ``to_position``); returns
-        the checkpoint reached."""
-        models = self.store.read_models
-        position = await models.position(tenant_id, self.name)
-        while to_position is None or position < to_position:
-            events = await self.store.read_batch(
-                tenant_id, after_position=position, limit=self.batch_size, to_position=to_position
-            )
-            if not events:
-                return position
-            if getattr(self.model, "blocking", False):
-                changes = await asyncio.to_thread(self.model.changes, events)
-            else:
-                changes = self.model.changes(events)
-            done = await models.commit(
-                tenant_id,
-                self.name,
-                expected_position=position,
-                position=events[-1].position,
-                upserts=changes.upserts,
-                deletes=changes.deletes,
-            )
-            # Another process committed first: start again from its checkpoint.
-            position = events[-1].position if done else await models.position(tenant_id, self.name)
-        return position
-
-    async def rebuild(self, tenant_id: str) -> int:
-        """Drop the rows and fold the whole log again (the rows are derived data)."""
-        await self.store.read_models.reset(tenant_id, self.name)
-        return await self.catch_up(tenant_id)

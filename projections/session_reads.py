@@ -18,7 +18,8 @@ from projections.context.holes import RowsNotLoaded
 from projections.context.messages import Message, text_of
 from projections.context.tokens import TokenCounter
 from projections.projection import ReadModel
-from projections.runner import ProjectionRunner, ReadModelRunner
+from projections.read_model_runner import ReadModelRunner
+from projections.runner import ProjectionRunner
 from projections.session.bodies import IndexMismatchError, fetch_bodies
 from projections.session.checks import check_groups, check_served
 from projections.session.needs import (

@@ -14,7 +14,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any, Generic, Protocol, TypeGuard, TypeVar, cast
+from typing import Any, Generic, Protocol, TypeGuard, TypeVar
 
 from blake3 import blake3
 
@@ -106,14 +106,11 @@ async def load_state(
         return None  # the log was rebuilt or edited under it
     try:
         digests = codec.head_parts(head.state)
-        chosen = codec.partial_parts(head.state) if partial and _partial(codec) else None
-        if chosen is not None:
-            some = await _some_parts(store, slot, chosen)
-            if some is None:
+        if partial and _opens_partially(codec) and (some := codec.partial_parts(head.state)):
+            found = await _some_parts(store, slot, some)
+            if found is None:
                 return None
-            state = cast(PartialCodec[S], codec).decode_partial(
-                head.state, some, slot.tenant_id, slot.key
-            )
+            state = codec.decode_partial(head.state, found, slot.tenant_id, slot.key)
         else:
             parts = await _parts(store, slot, len(digests))
             if parts is None:
@@ -136,7 +133,7 @@ async def load_parts(
     return parts if len(parts) == count else None
 
 
-def _partial(codec: SnapshotCodec[S]) -> TypeGuard[PartialCodec[S]]:
+def _opens_partially(codec: SnapshotCodec[S]) -> TypeGuard[PartialCodec[S]]:
     return hasattr(codec, "partial_parts")
 
 

@@ -10,9 +10,9 @@ from dataclasses import dataclass
 from eventstore import EventStore
 from eventstore.recorder import Document, DocumentStats
 from projections.errors import ConfigurationError
+from projections.read_model_runner import ReadModelRunner
 from projections.recall.rank import Hit, bm25
 from projections.recall.terms import query_terms
-from projections.runner import ReadModelRunner
 from projections.session.recall_block import RECALL_SHARE
 
 __all__ = ["CANDIDATES", "DENSE_WEIGHT", "EXPAND", "RECALL_SHARE", "RecallOptions", "find"]

@@ -17,7 +17,7 @@ from contextlib import contextmanager
 from typing import Any
 
 import projections.session_reads as reads
-from projections.runner import ReadModelRunner
+from projections.read_model_runner import ReadModelRunner
 
 __all__ = ["PHASES", "Phases", "timed_phases"]
 
