@@ -25,10 +25,12 @@ from eventstore import EventStore, RecordedEvent
 from eventstore.loop_lock import LoopSafeLock
 from eventstore.records import ERASURE_STREAM
 from projections.projection import PartialCodec, Projection, SnapshotCodec
+from projections.read_model_runner import ReadModelRunner, read_model_name
 from projections.snapshot_parts import Slot, load_state, parted, save_state
 from projections.text_caches import forget_texts
 
-__all__ = ["ProjectionRunner"]
+# ReadModelRunner and read_model_name lived here until 0.1.0: still importable from here.
+__all__ = ["ProjectionRunner", "ReadModelRunner", "read_model_name"]
 
 S = TypeVar("S")
 Until = Callable[[RecordedEvent], bool]
