@@ -10,6 +10,7 @@ import asyncio
 import json
 from typing import Any
 
+import pytest
 from hypothesis import event, given, settings
 from hypothesis import strategies as st
 
@@ -19,6 +20,8 @@ from projections.ledger import Ledger
 from projections.session.codec import snapshot_from_dict, snapshot_to_dict
 from projections.session.fold import SessionView
 from projections.session.state import SessionState
+from tests.projections.test_masking import BUDGET as MASKING
+from tests.projections.test_masking import lookup
 from tests.projections.test_snapshot_parts import STREAM, _history, _ledger, _play, _wire
 
 
@@ -152,3 +155,32 @@ async def test_a_head_whose_marks_are_forged_serves_nothing_they_say(store_url: 
         await store.save_snapshot(head.model_copy(update={"state": snapshot_from_dict(raw)}))
         ledger, _ = await _cold(store, 8)
         assert await _served(ledger, 150) == honest
+
+
+@pytest.mark.parametrize("compactions", [(5,), (5, 11, 17, 23, 29)])  # masks; then summaries
+async def test_masks_and_summaries_serve_the_same_bytes_from_a_partial_index(
+    compactions: tuple[int, ...],
+) -> None:
+    async with EventStore.open("memory://") as store:
+        writer = _ledger(store, 8, 3)  # part 0: the prompt, turn 0 and most of turn 1
+        session = writer.session("acme", "s")
+        await session.append([{"id": "sys", "role": "system", "content": "You book flights."}])
+        for index in range(30):
+            await session.append(lookup(index))
+            if index in compactions:
+                await session.compact(MASKING, keep_groups=2, summary_budget=400)
+        # A result masked by an event among the rows not read, in a group pinned before them.
+        await session.pin(["t0"], reason="the first booking")
+        for index in range(4):  # a tail of plain messages: the cold open stays partial
+            await session.append([_wire("user", f"and then {index}?", 900 + index)])
+            await session.latest()
+        whole = Ledger(store, snapshot_every=0)
+        state = await whole.session("acme", "s").latest()
+        assert "t0" in state.masks
+        assert len(state.chain.committed) >= (2 if len(compactions) > 1 else 0)
+        version = state.version
+        for limit in (600, 900, 3000):
+            for at in (None, version - 5, version // 2):
+                cold, opened = await _cold(store, 8)
+                assert opened.partial
+                assert await _served(cold, limit, at) == await _served(whole, limit, at)
