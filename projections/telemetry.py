@@ -73,13 +73,12 @@ class _Telemetry:
         ``opentelemetry-instrument``) or set it up through ``OTEL_*`` variables. Otherwise the
         API is not imported (11 ms, a third of a cold render): its global providers would be
         no-ops anyway."""
-        return (
-            any(self.providers)
-            or "opentelemetry.trace" in sys.modules
-            or any(name.startswith("OTEL_") for name in os.environ)
-        )
+        return any(self.providers) or "opentelemetry.trace" in sys.modules or _OTEL_ENVIRONMENT
 
 
+# Read once, at import: every operation asks until the application uses OpenTelemetry, and
+# walking the environment costs 7 µs a time against 18 ns for the module check.
+_OTEL_ENVIRONMENT = any(name.startswith("OTEL_") for name in os.environ)
 _telemetry = _Telemetry()
 
 

@@ -88,9 +88,16 @@ def encode_state(state: SessionState, digests: Sequence[bytes] = (), every: int 
         "parts": [d.hex() for d in digests],
         "part_versions": every,
         # Each part's end as row counts: a cold open reads the first and last parts only.
-        "part_marks": [astuple(marks_at(state, (k + 1) * every)) for k in range(len(digests))],
+        "part_marks": _part_marks(state, len(digests), every),
     }
     return _assemble(fields, encode_slice(state, start, end_marks(state)))
+
+
+def _part_marks(state: SessionState, count: int, every: int) -> list[tuple[int, ...]]:
+    """Where parts ``0 .. count`` end, those computed before taken as they were."""
+    known = state.part_marks.setdefault(every, [])
+    known += [astuple(marks_at(state, (k + 1) * every)) for k in range(len(known), count)]
+    return known[:count]
 
 
 def encode_part(state: SessionState, part: int, every: int) -> bytes:
@@ -120,7 +127,7 @@ def split_head(data: bytes) -> tuple[dict[str, Any], memoryview]:
     return fields, memoryview(data)[at + 8 + size :]
 
 
-def part_rows(part: bytes, index: int, digest: bytes) -> memoryview:
+def _part_rows(part: bytes, index: int, digest: bytes) -> memoryview:
     if not part.startswith(_PART_MAGIC):
         raise ValueError(f"part {index} is not a session index part (its first line differs)")
     if blake3(part).digest() != digest:
@@ -137,23 +144,34 @@ def decode_state(
     given) when the parts were cut every other number of versions (a later save could not
     add to them)."""
     fields, rows = split_head(data)
-    digests = [bytes.fromhex(d) for d in fields["parts"]]
-    if len(parts) != len(digests):
-        raise ValueError(f"the head names {len(digests)} parts, {len(parts)} were given")
+    if len(parts) != len(fields["parts"]):
+        raise ValueError(f"the head names {len(fields['parts'])} parts, {len(parts)} were given")
     check_every(fields, every)
-    with collector_paused():
-        pairs = enumerate(zip(parts, digests, strict=True))
-        slices = [part_rows(part, index, digest) for index, (part, digest) in pairs]
+    return decode_head(fields, rows, dict(enumerate(parts)), bodies)
+
+
+def decode_head(
+    fields: dict[str, Any],
+    rows: memoryview,
+    parts: Mapping[int, bytes],
+    bodies: Bodies | None = None,
+    holes: Mapping[str, tuple[int, int]] | None = None,
+) -> SessionState:
+    """A state from a head split by :func:`split_head` and the parts it names, by index
+    (each checked against its digest), the rows ``holes`` names not loaded."""
+    digests = [bytes.fromhex(d) for d in fields["parts"]]
+    with _collector_paused():
+        slices = [_part_rows(parts[index], index, digests[index]) for index in sorted(parts)]
         columns = decode_slices([*slices, rows])
-        state = state_from(fields, columns, bodies if bodies is not None else HeldBodies())
-    return distrusted(state)
+        state = _state(fields, columns, bodies if bodies is not None else HeldBodies(), holes)
+    return _distrusted(state)
 
 
-def distrusted(state: SessionState) -> SessionState:
+def _distrusted(state: SessionState) -> SessionState:
     """A state just decoded from a snapshot, its columns' lengths checked and what it serves
     marked to be checked against the log: its summaries and masks are derived again from
     their events before first use (message bodies are not in a snapshot at all)."""
-    check_lengths(state)
+    _check_lengths(state)
     commits = {state.chain.committed_at(version) for version in state.chain.committed}
     state.unchecked = {at for at in commits if at is not None}
     state.unchecked.update(mask.version for mask in state.masks.values())
@@ -169,7 +187,7 @@ def check_every(fields: Mapping[str, Any], every: int) -> None:
 
 
 @contextmanager
-def collector_paused() -> Iterator[None]:
+def _collector_paused() -> Iterator[None]:
     """The cyclic garbage collector paused while an index is decoded: it makes no cycles, yet
     its views and lists set off collections that walk the young objects (decoding 100,000
     messages: 18 ms paused against 28–33 ms, best of five in one process)."""
@@ -182,7 +200,7 @@ def collector_paused() -> Iterator[None]:
             gc.enable()
 
 
-def state_from(
+def _state(
     fields: dict[str, Any],
     columns: dict[str, Any],
     bodies: Bodies,
@@ -242,7 +260,7 @@ def state_from(
     return state
 
 
-def check_lengths(state: SessionState) -> None:
+def _check_lengths(state: SessionState) -> None:
     """Columns that must be as long as each other are (a forged or damaged snapshot may not
     be: then it is not used)."""
     messages = {

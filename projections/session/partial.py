@@ -14,16 +14,9 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from projections.session.bodies import Bodies, HeldBodies
-from projections.session.codec import (
-    check_every,
-    collector_paused,
-    distrusted,
-    part_rows,
-    split_head,
-    state_from,
-)
-from projections.session.segments import MARK_OF, Marks, decode_slices
+from projections.session.bodies import Bodies
+from projections.session.codec import check_every, decode_head, split_head
+from projections.session.segments import MARK_OF, Marks
 from projections.session.state import SessionState
 
 __all__ = ["KEEP_PARTS", "decode_partial", "partial_parts"]
@@ -62,21 +55,17 @@ def decode_partial(
     its digest, or the columns' lengths disagree with each other."""
     fields, rows = split_head(data)
     check_every(fields, every)
-    digests = [bytes.fromhex(d) for d in fields["parts"]]
+    count = len(fields["parts"])
     marks = _marks(fields)
     wanted = sorted(parts)
-    if marks is None or len(wanted) < 2 or wanted != [0, *range(wanted[1], len(digests))]:
-        raise ValueError(f"parts {wanted} are not the first and the last of {len(digests)}")
+    if marks is None or len(wanted) < 2 or wanted != [0, *range(wanted[1], count)]:
+        raise ValueError(f"parts {wanted} are not the first and the last of {count}")
     start, end = marks[0], marks[wanted[1] - 1]
     holes = {
         name: (getattr(start, mark), getattr(end, mark) - getattr(start, mark))
         for name, mark in MARK_OF.items()
     }
-    with collector_paused():
-        slices = [part_rows(parts[index], index, digests[index]) for index in wanted]
-        columns = decode_slices([*slices, rows])
-        state = state_from(fields, columns, bodies or HeldBodies(), holes)
-    distrusted(state)
+    state = decode_head(fields, rows, parts, bodies, holes)
     state.partial = True
     if holes["masks"][1]:
         state.masks_unknown_below = end.groups

@@ -107,6 +107,9 @@ class SessionState:
     #: ``[0, masks_unknown_below)`` may have masks among the rows not loaded (neither saved)
     partial: bool = False
     masks_unknown_below: int = 0
+    #: where each cut part ends (``Marks`` as tuples), by part size: a part's end never
+    #: changes, so a head save computes only the new parts' (not saved with the index)
+    part_marks: dict[int, list[tuple[int, ...]]] = field(default_factory=dict)
 
     token_counts: InitVar[array[int] | None] = None
 

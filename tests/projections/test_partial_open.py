@@ -96,6 +96,13 @@ async def test_a_cold_open_of_a_long_session_reads_the_ends_and_renders_from_the
         assert "answer 29" in served
         assert served == await _served(Ledger(store, snapshot_every=0), 120)
         assert ledger.sessions.cached("acme", "s") is state  # the window needed no more
+        cold, _ = await _cold(store, 8)
+        searched, reference = [
+            [(r.message.id, r.version) for r in await led.session("acme", "s").search("answer 29")]
+            for led in (cold, Ledger(store, snapshot_every=0))
+        ]
+        assert searched == reference
+        assert searched[0] == ("a29", 61)  # a search from a partial index: the log's messages
 
 
 async def test_a_read_that_needs_the_middle_loads_the_whole_index_and_reads_again() -> None:
