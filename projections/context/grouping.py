@@ -174,7 +174,7 @@ class Grouper:
             _waiting=list(open_state["waiting"]),
             # Over call ids not all loaded, a call id not among them may repeat one of the rest.
             _seen_calls=(
-                HoledSet(set(seen_order.inner), complete=False)
+                HoledSet({call for _, call in seen_order.loaded()}, complete=False)
                 if isinstance(seen_order, Holed) and seen_order.missing
                 else set(seen_order)
             ),

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import bisect
 from collections.abc import Callable, Iterator, MutableSet, Sequence
+from itertools import chain
 from typing import Any
 
 from eventstore import LedgerError
@@ -86,6 +87,11 @@ class Holed:
     def append(self, value: Any) -> None:
         """Append a row (after the hole: rows are only ever appended)."""
         self.inner.append(value)
+
+    def loaded(self) -> Iterator[tuple[int, Any]]:
+        """The rows held, with their absolute indexes (before the hole, then after it)."""
+        end = self.start + self.missing
+        return zip(chain(range(self.start), range(end, len(self))), self.inner, strict=True)
 
     def raw(self, index: int) -> Any:
         """A packed column's bytes of row ``index``."""

@@ -12,7 +12,6 @@ import sys
 from array import array
 from collections.abc import Iterable, Iterator, Mapping, MutableMapping, Sequence
 from datetime import UTC, datetime, timedelta
-from itertools import chain
 from typing import Protocol
 from uuid import UUID
 
@@ -218,8 +217,8 @@ class IdIndex(MutableMapping[str, int]):
     """Message ids to their rows, built from the ids on first use: a process that opens a
     session and renders it looks no message up by id, and building the ``dict`` is about
     a third of decoding a 100,000-message index. Over ids with rows not loaded
-    (:class:`~projections.session.holes.Holed`), an id not among the loaded ones raises
-    :class:`~projections.session.holes.RowsNotLoaded`: it may be in the rest."""
+    (:class:`~projections.context.holes.Holed`), an id not among the loaded ones raises
+    :class:`~projections.context.holes.RowsNotLoaded`: it may be in the rest."""
 
     def __init__(self, ids: Sequence[str]) -> None:
         self._ids = ids
@@ -229,8 +228,7 @@ class IdIndex(MutableMapping[str, int]):
         if self._rows is None:
             ids = self._ids
             if isinstance(ids, Holed):
-                rows = chain(range(ids.start), range(ids.start + ids.missing, len(ids)))
-                self._rows = dict(zip(ids.inner, rows, strict=True))
+                self._rows = {message_id: row for row, message_id in ids.loaded()}
             else:
                 self._rows = dict(zip(ids, range(len(ids)), strict=True))
         return self._rows

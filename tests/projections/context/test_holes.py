@@ -50,6 +50,8 @@ def test_reads_are_the_whole_columns_or_raise(
     _same(lambda: bisect.bisect_right(whole, value), lambda: bisect_right(holed, value))
     _same(lambda: bisect.bisect_left(whole, value), lambda: bisect_left(holed, value))
     _same(lambda: list(whole), lambda: list(holed))
+    gap = range(holed.start, holed.start + holed.missing)
+    assert list(holed.loaded()) == [(i, v) for i, v in enumerate(whole) if i not in gap]
 
 
 @given(_holed())
