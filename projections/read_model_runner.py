@@ -53,8 +53,14 @@ class ReadModelRunner:
                 upserts=changes.upserts,
                 deletes=changes.deletes,
             )
-            # Another process committed first: start again from its checkpoint.
-            position = events[-1].position if done else await models.position(tenant_id, self.name)
+            if not done:  # another process committed first: start again from its checkpoint
+                position = await models.position(tenant_id, self.name)
+                continue
+            position = events[-1].position
+            if len(events) < self.batch_size:
+                # A short batch was the log's end when it was read: caught up as of then, as
+                # an empty read one round trip later would say (one hop less per turn).
+                return position
         return position
 
     async def rebuild(self, tenant_id: str) -> int:

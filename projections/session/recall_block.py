@@ -66,6 +66,12 @@ class Recall:
     _scores: dict[tuple[int, int], dict[int, float]] = field(
         default_factory=dict, init=False, compare=False, repr=False
     )
+    # Each candidate group's lines and their tokens, as of a cut: a render plans its block up
+    # to four times (with and without the summary, and again when the wider window takes a
+    # recalled group), over mostly the same groups, with one counter.
+    _lines: dict[tuple[int, int, int], tuple[list[str], int]] = field(
+        default_factory=dict, init=False, compare=False, repr=False
+    )
 
     def scores(self, cut: Cut) -> dict[int, float]:
         """Each group's score as of ``cut``: its best hit's, or half a neighbouring hit's."""
@@ -73,6 +79,17 @@ class Recall:
         if key not in self._scores:
             self._scores[key] = _group_scores(cut, self)
         return self._scores[key]
+
+    def group_lines(
+        self, cut: Cut, group: int, count: Callable[[str], int]
+    ) -> tuple[list[str], int]:
+        """The block's lines for ``group`` as of ``cut`` and what they cost (each line's
+        tokens and its newline), counted once per render."""
+        key = (cut.version, cut.count, group)
+        if key not in self._lines:
+            lines = [_line(cut, message) for message in cut.group_messages(group)]
+            self._lines[key] = lines, sum(count(line) + 1 for line in lines)
+        return self._lines[key]
 
 
 @dataclass(frozen=True)
@@ -95,8 +112,7 @@ def plan_recall(
     for group, score in best:
         if used >= room:
             break
-        group_lines = [_line(cut, m) for m in cut.group_messages(group)]
-        cost = sum(count(line) + 1 for line in group_lines)
+        group_lines, cost = recall.group_lines(cut, group, count)
         if used + cost <= room:
             chosen[group] = score
             lines[group] = group_lines

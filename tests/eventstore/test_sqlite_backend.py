@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sqlite3
+import uuid
 from pathlib import Path
 
 import pytest
@@ -14,6 +15,7 @@ from eventstore import (
     StorageError,
     UnsupportedDatabaseError,
 )
+from eventstore.recorder import Document
 from eventstore.sql.schema import SCHEMA_VERSION
 from eventstore.sql.sqlite.recorder import SqliteRecorder
 
@@ -153,3 +155,38 @@ async def test_schema_upgrade_from_version_1(tmp_path: Path) -> None:
         "SELECT value FROM ledger_meta WHERE key = 'schema_version'"
     ).fetchone() == (str(SCHEMA_VERSION),)
     connection.close()
+
+
+async def _traced(recorder: SqliteRecorder, seen: list[str]) -> None:
+    """Record every statement the writer's connection runs."""
+    assert recorder._writer is not None
+    await recorder._writer.set_trace_callback(seen.append)
+
+
+@pytest.mark.parametrize(
+    ("level", "switched"), [("FULL", True), ("EXTRA", True), ("NORMAL", False)]
+)
+async def test_read_model_commits_are_not_synced_alone_and_the_log_keeps_its_level(
+    tmp_path: Path, level: str, switched: bool
+) -> None:
+    # A read model's rows derive from the log: their commit need not wait for a sync (the
+    # next append's synced commit makes it durable). The log's own commits keep the level.
+    async with EventStore.open(tmp_path / "a.db", synchronous=level) as store:
+        recorder = store.recorder
+        assert isinstance(recorder, SqliteRecorder)
+        seen: list[str] = []
+        await _traced(recorder, seen)
+        row = Document(
+            key="k", scope="s", event_id=str(uuid.UUID(int=1)), position=1, terms="a", data=b"{}"
+        )
+        await store.read_models.commit("acme", "m", expected_position=0, position=1, upserts=[row])
+        await store.append("acme", "s", [NewEvent(type="T", data={})])
+    pragmas = [s for s in seen if s.upper().startswith("PRAGMA SYNCHRONOUS")]
+    assert pragmas == (
+        ["PRAGMA synchronous=NORMAL", f"PRAGMA synchronous={level}"] if switched else []
+    )
+    commits = [i for i, s in enumerate(seen) if s == "COMMIT"]
+    assert len(commits) == 2
+    if switched:  # the read model's commit between the two pragmas, the log's after both
+        first, last = (seen.index(p) for p in pragmas)
+        assert first < commits[0] < last < commits[1]

@@ -34,8 +34,14 @@ async def commit_documents(
     upserts: Sequence[Document],
     deletes: Sequence[str],
 ) -> bool:
-    """Rows and checkpoint in the caller's transaction; False if the checkpoint moved."""
+    """Rows and checkpoint in the caller's transaction; False if the checkpoint moved.
+
+    The commit does not wait for its WAL flush (``synchronous_commit`` off for this
+    transaction only): the rows derive from the log, and a commit lost to a crash is redone
+    from the checkpoint, which moves in the same transaction. The log's commits keep the
+    server's setting."""
     sql = statements()
+    await db.execute("SET LOCAL synchronous_commit TO OFF")
     if await db.fetchval(sql.lock_read_model, tenant_id, name) != expected:
         return False
     replaced = [*deletes, *(d.key for d in upserts)]

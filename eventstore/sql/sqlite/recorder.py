@@ -177,6 +177,18 @@ class SqliteRecorder:
             assert self._writer is not None
             return await self._run(self._writer, worker.in_transaction(fn), *args, **kwargs)
 
+    async def _write_derived(self, fn: Step[P, T], *args: P.args, **kwargs: P.kwargs) -> T:
+        # Read-model rows are rebuilt from the log: their commits need not wait for a sync
+        # (worker.in_unsynced_transaction), which is most of a turn's index catch-up. Only on
+        # WAL, where an unsynced commit is still atomic, and never above the configured level.
+        if not self.journal_wal or self.synchronous not in ("FULL", "EXTRA"):
+            return await self._write(fn, *args, **kwargs)
+        self._ready()
+        async with self._write_lock:
+            assert self._writer is not None
+            step = worker.in_unsynced_transaction(fn, self.synchronous)
+            return await self._run(self._writer, step, *args, **kwargs)
+
     def _ready(self) -> Connection:
         if not self._opened or self._writer is None:
             raise StorageError(
@@ -322,7 +334,7 @@ class SqliteRecorder:
         deletes: Sequence[str] = (),
     ) -> bool:
         arguments = (tenant_id, name, expected_position, position, upserts, deletes)
-        return await self._write(docs.commit_documents, *arguments)
+        return await self._write_derived(docs.commit_documents, *arguments)
 
     async def search_documents(
         self,

@@ -34,6 +34,7 @@ __all__ = [
     "fetch",
     "in_read_transaction",
     "in_transaction",
+    "in_unsynced_transaction",
     "load_snapshots",
     "log_state",
     "rollback",
@@ -65,6 +66,25 @@ def in_transaction(fn: Step[P, T]) -> Step[P, T]:
             if db.in_transaction:
                 db.execute("ROLLBACK")
             raise
+
+    return run
+
+
+def in_unsynced_transaction(fn: Step[P, T], synchronous: str) -> Step[P, T]:
+    """``fn`` in a transaction whose commit is not synced on its own: for rows derived from
+    the log (read models), on a WAL database. With ``synchronous=NORMAL`` a WAL commit is
+    atomic and consistent but durable only at the next synced commit (the log's next append)
+    or checkpoint; a commit lost to a power cut is redone from the read model's checkpoint,
+    which moves in the same transaction. The connection's own level (``synchronous``) is set
+    back afterwards, so the log's commits keep it."""
+    inner = in_transaction(fn)
+
+    def run(db: sqlite3.Connection, /, *args: P.args, **kwargs: P.kwargs) -> T:
+        db.execute("PRAGMA synchronous=NORMAL")
+        try:
+            return inner(db, *args, **kwargs)
+        finally:
+            db.execute(f"PRAGMA synchronous={synchronous}")
 
     return run
 
