@@ -147,7 +147,9 @@ def test_cold_open_benchmark_prints_every_ratio() -> None:
         "cold open, imports done first, 5000 / 1000",
         "cold open, imports done first / warm render",
         "cold open / LangGraph get_tuple",
-        "time travel, 5000 / 1000",
+        "time travel (to the latter half), 5000 / 1000",
+        "time travel (within 500 versions), 5000 / 1000",
+        "time travel, bodies from the log, 5000 / 1000",
         "ctxledger context CPU / python -c pass",
         "resident above imports holding 5000 messages",
     ):
