@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any, TypeVar, cast
 
 from eventstore import EventStore, RecordedEvent
 from projections.context.budget import Budget
-from projections.context.messages import Message, parse_message
+from projections.context.messages import Message, parse_messages
 from projections.context.tokens import TiktokenCounter, TokenCounter
 from projections.errors import MessageValidationError
 from projections.events import register_ledger_events
@@ -222,7 +222,7 @@ class Session(SessionMemory):
         Raises:
             MessageValidationError: a message is malformed or its id is already in the session.
         """
-        parsed = [parse_message(m, where=f"message {i}") for i, m in enumerate(messages)]
+        parsed = parse_messages(messages)
         state = await self.latest()
         batch: set[str] = set()
         for message in parsed:

@@ -8,6 +8,7 @@ a tool call without an id, a tool result without ``tool_call_id``).
 from __future__ import annotations
 
 import json
+from collections.abc import Iterable, Mapping
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
@@ -24,6 +25,7 @@ __all__ = [
     "ToolCall",
     "opaque_json",
     "parse_message",
+    "parse_messages",
     "text_of",
 ]
 
@@ -121,6 +123,27 @@ def parse_message(value: Any, *, where: str = "message") -> Message:
             raise MessageValidationError(f"{where} is not a valid message ({problems})") from error
     _check_id_lengths(message, where)
     return message
+
+
+def parse_messages(values: object, *, verb: str = "append") -> list[Message]:
+    """Validate a list of messages (dicts in the internal form, or Messages), each located by
+    its index in errors.
+
+    Raises:
+        MessageValidationError: ``values`` is one message or not a list (a dict, a string and
+            ``None`` are each named), or a message is malformed.
+    """
+    if isinstance(values, Message | Mapping):
+        raise MessageValidationError(
+            f"{verb} takes a list of messages and got one message (a {type(values).__name__}): "
+            f"pass it in a list, [message]"
+        )
+    if isinstance(values, str | bytes) or not isinstance(values, Iterable):
+        raise MessageValidationError(
+            f"{verb} takes a list of messages (dicts or Message), got {type(values).__name__}"
+            f"{f' {values!r}' if isinstance(values, str | bytes) and len(values) <= 40 else ''}"
+        )
+    return [parse_message(value, where=f"message {i}") for i, value in enumerate(values)]
 
 
 #: The longest id accepted from input (message, tool call and tool call reference ids, names).

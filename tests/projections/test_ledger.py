@@ -115,6 +115,29 @@ async def test_refusals(ledger: Ledger) -> None:
         await session.append([{"role": "wizard", "content": "x"}])
 
 
+@pytest.mark.parametrize(
+    ("given", "expected"),
+    [
+        ({"role": "user", "content": "hi"}, r"got one message \(a dict\): pass it in a list"),
+        (Message(role="user", content="hi"), r"got one message \(a Message\)"),
+        ("hello", "got str 'hello'"),
+        (None, "got NoneType"),
+        (5, "got int"),
+    ],
+)
+async def test_append_names_a_single_message_or_a_non_list(
+    ledger: Ledger, given: Any, expected: str
+) -> None:
+    # A dict or a string would otherwise be iterated (its keys, its characters) and each
+    # reported as "not a valid message"; None or a number raised a bare TypeError.
+    session = ledger.session("acme", "s")
+    with pytest.raises(
+        MessageValidationError, match=f"append takes a list of messages.*{expected}"
+    ):
+        await session.append(given)
+    assert (await session.latest()).version == 0
+
+
 async def test_unpin_and_model_call(ledger: Ledger) -> None:
     session = ledger.session("acme", "s")
     await session.append(TRIP)
