@@ -19,6 +19,8 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, TypeVar, cast
 
 from eventstore import EventStore, RecordedEvent
+from eventstore.names import validate_stream, validate_tenant
+from projections.arguments import check_budget, check_count, check_text
 from projections.context.budget import Budget
 from projections.context.messages import Message, parse_messages
 from projections.context.tokens import TiktokenCounter, TokenCounter
@@ -182,10 +184,11 @@ class Session(SessionMemory):
         self, ledger: Ledger, tenant_id: str, session_id: str, *, user_id: str | None = None
     ) -> None:
         self.ledger = ledger
-        self.tenant_id = tenant_id
+        self.tenant_id = validate_tenant(tenant_id)  # named now, not at the first write
         self.session_id = session_id
         self.user_id = user_id
-        self.stream_id = f"session/{session_id}"
+        check_text("session_id", session_id)
+        self.stream_id = validate_stream(f"session/{session_id}")
 
     @property
     def counter(self) -> TokenCounter:
@@ -261,6 +264,10 @@ class Session(SessionMemory):
         return event
 
     async def _check_marks(self, verb: str, message_ids: Sequence[str], reason: str) -> None:
+        if isinstance(message_ids, str):  # its characters would be taken for ids
+            raise MessageValidationError(
+                f"{verb} takes a list of message ids, got a string: pass [{message_ids!r}]"
+            )
         if not message_ids:
             raise MessageValidationError(f"{verb} needs at least one message id")
         if not isinstance(reason, str) or not reason.strip():
@@ -343,6 +350,9 @@ class Session(SessionMemory):
         """
         from projections.compactor import compact_session
         from projections.session.compaction import CompactionOptions
+
+        check_budget(budget)
+        check_count("keep_groups", keep_groups)
 
         options = CompactionOptions(
             keep_groups=keep_groups,

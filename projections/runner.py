@@ -24,6 +24,7 @@ from typing import Any, Generic, TypeVar, cast
 from eventstore import EventStore, RecordedEvent
 from eventstore.loop_lock import LoopSafeLock
 from eventstore.records import ERASURE_STREAM
+from projections.arguments import check_count
 from projections.projection import PartialCodec, Projection, SnapshotCodec
 from projections.read_model_runner import ReadModelRunner, read_model_name
 from projections.snapshot_parts import Slot, load_state, parted, save_state
@@ -74,12 +75,9 @@ class ProjectionRunner(Generic[S]):
         snapshot_every: int = 100,
         cache_bytes: int | None = None,
     ) -> None:
-        if cache_size < 1:
-            raise ValueError(f"cache_size must be >= 1, got {cache_size}")
-        if cache_bytes is not None and cache_bytes < 0:
-            raise ValueError(f"cache_bytes must be >= 0 or None, got {cache_bytes}")
-        if snapshot_every < 0:
-            raise ValueError(f"snapshot_every must be >= 0, got {snapshot_every}")
+        check_count("cache_size (a Ledger's cached_sessions)", cache_size, least=1)
+        check_count("cache_bytes (a Ledger's cached_bytes)", cache_bytes, optional=True)
+        check_count("snapshot_every", snapshot_every)
         self.store = store
         self.projection = projection
         self.cache_size = cache_size

@@ -11,6 +11,13 @@ from datetime import datetime
 from typing import TYPE_CHECKING
 
 from eventstore import RecordedEvent
+from projections.arguments import (
+    check_budget,
+    check_count,
+    check_recall,
+    check_text,
+    check_version,
+)
 from projections.context.budget import Budget
 from projections.context.formats import Format
 from projections.context.messages import Message
@@ -104,6 +111,11 @@ class SessionReads(RecallReads):
         marked placeholder, an orphan result is left out, each listed in
         ``manifest.repairs`` (:mod:`projections.session.repair`).
         """
+        check_budget(budget)
+        check_count("keep_groups", keep_groups)
+        check_version("at_version", at_version)
+        check_version("at_position", at_position)
+        check_recall(recall)
         repairing = self.ledger.counter.count_message if repair else None
         with operation("render", conversation(self.tenant_id, self.session_id)) as span:
 
@@ -157,6 +169,7 @@ class SessionReads(RecallReads):
     async def read_message(self, reference: str) -> Message | None:
         """A message of the session by its id or its event's id, whole (even when renders serve
         it masked): what an agent's tool pages in."""
+        check_text("reference", reference)
 
         async def attempt() -> Message | None:
             state = await self.latest()

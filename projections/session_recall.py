@@ -12,6 +12,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from projections.arguments import check_count, check_text, check_version
 from projections.context.messages import Message, text_of
 from projections.session.needs import recall_needs
 from projections.session.recall_block import (
@@ -103,6 +104,9 @@ class RecallReads(SessionCuts):
     ) -> list[SearchResult]:
         """The ``k`` messages of the session that best match ``query`` (BM25), as of
         ``at_version`` (None: now)."""
+        check_text("query", query)
+        check_count("k", k)
+        check_version("at_version", at_version)
 
         async def attempt() -> list[SearchResult]:
             cut = await self._cut(at_version, None, None)
@@ -142,6 +146,7 @@ class RecallReads(SessionCuts):
             cut = await self.with_bodies(cut, recall_needs(cut, found, taken))
             return plan_recall(cut, found, taken, room, self.ledger.counter.count_text)
 
+        check_text("query", query)
         if room <= 0 or not query.strip():
             return RecallPlan(None, 0)
         return await self._checked(attempt)

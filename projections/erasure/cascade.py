@@ -34,6 +34,7 @@ from eventstore import (
     ErasureReceipt,
     EventNotFoundError,
     EventStore,
+    EventValidationError,
     LogMovedError,
     RecordedEvent,
 )
@@ -280,6 +281,8 @@ async def erase_events(
         ErasureError: the log kept moving through :data:`MAX_PLANS` plans (nothing erased);
             and the errors of :meth:`EventStore.erase`.
     """
+    if isinstance(event_ids, str):  # its characters would be taken for ids
+        raise EventValidationError(f"erase takes a list of event ids: pass [{event_ids!r}]")
     ids = list(dict.fromkeys(str(i) for i in event_ids))
     for _ in range(MAX_PLANS):
         position = await store.tenant_position(tenant_id)

@@ -23,6 +23,7 @@ from typing import Protocol
 
 from eventstore import EventStore, RecordedEvent
 from eventstore.errors import EventValidationError, LedgerError
+from projections.arguments import check_count
 from projections.context.messages import Message, text_of
 from projections.session.columns import TextColumn, TokenColumn
 from projections.text_caches import remembered_object
@@ -137,8 +138,7 @@ class BodyCache:
     """Bodies of many sessions, least recently used out, within ``max_bytes``."""
 
     def __init__(self, max_bytes: int = DEFAULT_BODY_BYTES) -> None:
-        if max_bytes < 0:
-            raise ValueError(f"body cache bytes must be >= 0, got {max_bytes}")
+        check_count("body_cache_bytes", max_bytes)
         self.max_bytes = max_bytes
         self.bytes = 0
         self._entries: OrderedDict[tuple[str, str, int], tuple[Message, int]] = OrderedDict()

@@ -8,6 +8,7 @@ from typing import Any, Literal
 
 from projections.context.formats import anthropic, openai_chat, openai_responses
 from projections.context.messages import OPAQUE_PART, Message
+from projections.errors import ConfigurationError
 
 __all__ = ["FORMATS", "Format", "from_messages", "to_messages"]
 
@@ -22,7 +23,9 @@ def _adapter(fmt: str) -> Any:
     try:
         return _ADAPTERS[fmt]
     except KeyError:
-        raise ValueError(f"unknown format {fmt!r}; expected one of {', '.join(FORMATS)}") from None
+        raise ConfigurationError(
+            f"unknown format {fmt!r}; expected one of {', '.join(FORMATS)}"
+        ) from None
 
 
 def to_messages(fmt: Format, payload: Any) -> list[Message]:
