@@ -27,6 +27,7 @@ __all__ = [
     "parse_message",
     "parse_messages",
     "text_of",
+    "validation_problems",
 ]
 
 Role = Literal["system", "developer", "user", "assistant", "tool"]
@@ -104,6 +105,14 @@ class Message(BaseModel):
         ]
 
 
+def validation_problems(error: ValidationError, whole: str) -> str:
+    """Every problem pydantic found, located (``whole``: the name of the value itself)."""
+    return "; ".join(
+        f"{'.'.join(str(part) for part in item['loc']) or whole}: {item['msg']}"
+        for item in error.errors()
+    )
+
+
 def parse_message(value: Any, *, where: str = "message") -> Message:
     """Validate ``value`` (a dict in the internal form, or a Message) as a :class:`Message`.
 
@@ -116,10 +125,7 @@ def parse_message(value: Any, *, where: str = "message") -> Message:
         try:
             message = Message.model_validate(value)
         except ValidationError as error:
-            problems = "; ".join(
-                f"{'.'.join(str(p) for p in item['loc']) or 'message'}: {item['msg']}"
-                for item in error.errors()
-            )
+            problems = validation_problems(error, "message")
             raise MessageValidationError(f"{where} is not a valid message ({problems})") from error
     _check_id_lengths(message, where)
     return message

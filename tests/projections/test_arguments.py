@@ -155,3 +155,11 @@ async def test_compact_checks_its_budget_and_keep_groups() -> None:
             await session.compact(32000)  # type: ignore[arg-type]
         with pytest.raises(ConfigurationError, match="keep_groups must be"):
             await session.compact(BUDGET, keep_groups=-1)
+
+
+async def test_a_model_calls_figures_are_checked() -> None:
+    async with EventStore.open("memory://") as store:
+        session = Ledger(store).session("acme", "s")
+        with pytest.raises(MessageValidationError, match="input_tokens: Input should be greater"):
+            await session.record_model_call(input_tokens=-1, output_tokens=1)
+        assert (await session.latest()).version == 0
