@@ -24,6 +24,7 @@ from __future__ import annotations
 import json
 import re
 import statistics
+import sys
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -181,7 +182,7 @@ async def run(limit: int | None) -> dict[str, Any]:
     try:
         rankers[" + vectors"] = SentenceTransformerEmbedder.minilm()
     except ConfigurationError as error:
-        print(f"the embedding ranker is not measured: {error}")
+        print(f"the embedding ranker is not measured: {error}", file=sys.stderr)
     results: dict[str, Any] = {}
     for label, embedder in rankers.items():
         for corpus, cases in corpora.items():

@@ -23,7 +23,9 @@ def test_quality_script_on_a_few_runs(corpora: Path) -> None:
 def test_recall_script_on_a_few_conversations(corpora: Path) -> None:
     lines = quick_run("tests.benchmarks.recall", "--limit", "1").splitlines()
     by_category = [line for line in lines if ": all evidence recalled" in line]
-    table = [line for line in lines[1:] if " @ " in line and line not in by_category]
+    # the header ("corpus @ compression ...") is the first line of the table
+    header = next(i for i, line in enumerate(lines) if line.startswith("corpus @"))
+    table = [line for line in lines[header + 1 :] if " @ " in line and line not in by_category]
     plain = [line for line in table if "+ vectors" not in line]
     assert [line.split(" @ ")[0] for line in plain] == ["LoCoMo"] * 2 + ["BFCL memory"] * 2
     # with the embeddings extra, each row again with the embedding ranker
