@@ -38,7 +38,8 @@ _UNITS = (
     r"hours?|minutes?|bags?|suitcases?|stops?|stars?|items?|tables?)"
 )
 _JOINER = r"(?:of|the|de|del|della|la|le|du|des|and|&|on|at|in|da|di|von|van|y)"
-_CAPITALISED = r"[A-Z][a-z]+(?:['’]s)?|[A-Z]{2,}"
+# A capitalised word, inner capitals too ("OncoPharm", "BioCrest").
+_CAPITALISED = r"[A-Z][a-z]+(?:[A-Z][a-z]+)*(?:['’]s)?|[A-Z]{2,}"
 
 #: ``(kind, pattern)``, longest forms first: the ledger takes each span once, first pattern wins.
 SPOKEN_PATTERNS: list[tuple[str, re.Pattern[str]]] = [

@@ -32,12 +32,24 @@ _MONTH = (
     r"(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|"
     r"sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)"
 )
+_HOUR = r"\d{1,2}(?::\d{2})?(?:\s*[ap]\.?m\b\.?)?"
+_CLOCK = r"(?:\d{1,2}(?::\d{2})?\s*[ap]\.?m\b\.?|\d{1,2}:\d{2})"
+# A unit after a number, by its form, not from a list: a symbol without vowels ("mg", "km",
+# "lbs", "GB", "kWh", "mmHg") or a ratio of symbols ("U/L", "mg/dL", "km/h").
+_UNIT = (
+    r"(?:[A-Za-z]{1,4}/[A-Za-z]{1,4}|(?!(?:st|nd|rd|th)\b)(?![A-Za-z]*[AEIOUYaeiouy])[A-Za-z]{1,5})"
+)
 _PATTERNS: list[tuple[str, re.Pattern[str]]] = [
     *SPOKEN_PATTERNS,  # the longer spoken forms first ("5:30 in the evening" over "5:30")
     ("date", re.compile(r"(?<!\d)\d{4}[-/.]\d{1,2}[-/.]\d{1,2}(?!\d)")),
     ("date", re.compile(r"(?:\d{4}\s*年\s*)?\d{1,2}\s*月\s*\d{1,2}\s*[日号]")),
     ("date", re.compile(rf"(?i)\b{_MONTH}\.?\s+\d{{1,2}}(?:st|nd|rd|th)?(?:,?\s+\d{{4}})?\b")),
     ("date", re.compile(rf"(?i)\b\d{{1,2}}(?:st|nd|rd|th)?\s+{_MONTH}\b\.?(?:,?\s+\d{{4}})?")),
+    # A range of clock times is one value ("10 AM - 12 PM", "9:00 to 17:30", "10-11 am").
+    (
+        "time",
+        re.compile(rf"(?i)(?<![\w:]){_HOUR}\s*(?:[-–—]|to|until)\s*{_CLOCK}(?![\w:])"),
+    ),
     (
         "time",
         re.compile(r"(?i)(?<!\d)\d{1,2}:\d{2}(?:\s*[ap]\.?m\.?)?(?!\d)|\b\d{1,2}\s*[ap]\.?m\b"),
@@ -59,10 +71,19 @@ _PATTERNS: list[tuple[str, re.Pattern[str]]] = [
     ),
     ("id", re.compile(r"(?<![\w@.-])(?=[\w-]*[A-Za-z])(?=[\w-]*\d)\w+(?:-\w+)*(?![\w-])")),
     ("code", re.compile(r"(?<![\w-])[A-Z]{3,6}(?![\w-])")),
+    # A quantity with its unit ("1000 mg", "42 U/L", "1.25 kg"), not an ordinal ("21st").
+    (
+        "quantity",
+        re.compile(rf"(?<![\w.,:/])\d+(?:[.,]\d+)*\s?{_UNIT}(?![\w/])"),
+    ),
     *SPOKEN_NAMES,
     ("name", re.compile(r"(?<![\w.])[A-Z][a-z]+(?:\s+[A-Z][a-z]+)+(?![A-Za-z])")),
+    # A word with inner capitals, wherever it stands: a name ("OncoPharm", "iPhone").
+    ("name", re.compile(r"(?<![\w.])(?:[A-Z][a-z]+|[a-z]{1,2})(?:[A-Z][a-z]+)+(?![\w'])")),
     # A single capitalised word inside a sentence (not after its end): a name, usually.
     ("name", re.compile(r"(?<=[a-z,;] )[A-Z][a-z]{2,}(?![\w'])")),
+    # A range of numbers ("numbers 1-20", "pages 10–12").
+    ("number", re.compile(r"(?<![\w.,:/-])\d{1,4}\s?[-–]\s?\d{1,4}(?![\w.,:/-]*\d)")),
     # A number with decimals ("1.8", "0.25"), a reading or ratio of two numbers ("138/85").
     ("number", re.compile(r"(?<![\w.,:/])\d+(?:\.\d+|/\d+)(?![\w.,:/]*\d)")),
     # A bare number of three digits or more ("2,500" too), not a piece of a time or code
@@ -80,6 +101,7 @@ _KIND_BONUS = {
     "amount": 2.0,
     "time": 2.0,
     "count": 2.0,
+    "quantity": 2.0,
     "relative": 1.0,
     "code": 1.0,
     "name": 1.0,

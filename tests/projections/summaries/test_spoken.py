@@ -47,6 +47,18 @@ COUNT = TiktokenCounter().count_text
         ("we rated it 3.5 stars", "number", "3.5"),
         ("a hall for 2,500 people", "count", "2,500 people"),
         ("raised 12,000,000 in the round", "number", "12,000,000"),
+        ("System downtime from 10 AM - 12 PM today", "time", "10 AM - 12 PM"),
+        ("open 9:00 to 17:30 on weekdays", "time", "9:00 to 17:30"),
+        ("focus on numbers 1-20.", "number", "1-20"),
+        ("Metformin 1000 mg twice a day", "quantity", "1000 mg"),
+        ("ALT levels at 42 U/L, a little high", "quantity", "42 U/L"),
+        ("OncoPharm is the target", "name", "OncoPharm"),
+        ("I sold it on eBay", "name", "eBay"),
+        (
+            "the merger of BioCrest Labs and OncoPharm Therapeutics",
+            "name",
+            "BioCrest Labs and OncoPharm Therapeutics",
+        ),
     ],
 )
 def test_spoken_values_are_found_whole(text: str, kind: str, value: str) -> None:
@@ -58,6 +70,14 @@ def test_a_number_is_never_cut_at_its_separator() -> None:
     # "3.5 stars" was read as "5 stars", "2,500 people" as "500 people"
     found = [v for _, v, _ in text_values("3.5 stars for 2,500 people, 1.25 kg, 10,000 steps")]
     assert not {"5 stars", "500 people", "25 kg", "000 steps"} & set(found), found
+
+
+def test_a_quantitys_unit_is_a_symbol_not_a_word() -> None:
+    # a unit has no vowel ("mg", "kWh") or is a ratio ("U/L"); words and ordinals are not units
+    text = "2 of them, 3 by 4, the 12 th, 5 my friends, 10 am, 21st, 7 kWh"
+    found = [(k, v) for k, v, _ in text_values(text)]
+    assert [v for k, v in found if k == "quantity"] == ["7 kWh"], found
+    assert ("number", "9 to 5") not in [(k, v) for k, v, _ in text_values("open 9 to 5")]
 
 
 def test_pronouns_and_card_digits_are_not_dates() -> None:
@@ -99,3 +119,25 @@ def test_the_summary_keeps_the_users_words_next_to_the_calls_values() -> None:
         assert said in block, block
     for canonical in ("2019-03-08", "13:30"):
         assert canonical in block, block
+
+
+def test_a_users_value_outranks_the_long_statement_that_holds_it() -> None:
+    # The value says in a few tokens what the statement says in thirty: with room for one,
+    # the value is kept (docs/quality.md, "A statement yields to its values").
+    statement = (
+        "Honestly, after all those years of late nights and endless spreadsheets, the one tool "
+        "I keep coming back to for every single deal is Dealogic Connect, no question about it."
+    )
+    chunk = [Message(id="u1", role="user", content=statement)]
+    request = SummaryRequest(
+        previous=None,
+        chunk=chunk,
+        budget_tokens=70,
+        created_at=datetime(2019, 3, 1, tzinfo=UTC),
+        count_tokens=COUNT,
+        versions=[1],
+        coverage=Coverage(ranges=[(1, 1)], count=1, digest="0" * 64),
+    )
+    summary = summarize_v2(request)
+    assert [v.value for v in summary.values] == ["Dealogic Connect"], summary
+    assert summary.facts == [], summary
