@@ -49,9 +49,15 @@ def open_recorder(url: str | os.PathLike[str], options: Mapping[str, Any]) -> Re
     Raises:
         UnsupportedDatabaseError: the URL names no backend, or an option is not the backend's.
     """
-    text = os.fspath(url)
-    if not isinstance(text, str) or not text:
-        raise UnsupportedDatabaseError(unsupported(str(text), "the URL is empty"))
+    given: object = url  # an untyped caller may pass anything: name it, not a bare TypeError
+    text = os.fspath(given) if isinstance(given, (str, os.PathLike)) else given
+    if not isinstance(text, str):
+        found = type(text).__name__
+        raise UnsupportedDatabaseError(
+            unsupported(repr(url), f"expected a URL or a path (str or os.PathLike), found {found}")
+        )
+    if not text:
+        raise UnsupportedDatabaseError(unsupported(text, "the URL is empty"))
     scheme = text.split("://", 1)[0].lower() if "://" in text else "sqlite"
     if text in ("memory:", "memory://"):
         scheme = "memory"

@@ -89,6 +89,10 @@ async def test_opening_errors(tmp_path: Path) -> None:
     with pytest.raises(UnsupportedDatabaseError) as caught:
         EventStore.open("oracle://user:secret@db/x")
     assert "secret" not in str(caught.value)
+    # not a string or a path: named, with what it is (was a bare TypeError from os.fspath)
+    for wrong, found in ((123, "found int"), (None, "found NoneType"), (b"x.db", "found bytes")):
+        with pytest.raises(UnsupportedDatabaseError, match=f"str or os.PathLike.*{found}"):
+            EventStore.open(wrong)  # type: ignore[arg-type]
 
 
 async def test_busy_writer_gives_a_typed_error(tmp_path: Path) -> None:
