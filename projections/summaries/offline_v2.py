@@ -9,8 +9,9 @@ It merges the previous summary with what the chunk established:
   ``dropped_facts``;
 - decisions with their reasons, verbatim; open questions, minus the ones answered (the shared
   ``is_answered`` rule), the oldest expiring beyond four (recorded);
-- the value ledger: every identifier, code, amount, date, time, count and name, with its source
-  and, from a tool result, its JSON key path; relative dates anchored to the turn's date;
+- the value ledger: every identifier, code, amount, quantity, date, time, count and name, with
+  its source and, from a tool result, its JSON key path; relative dates anchored to the turn's
+  date;
 - one line per tool call.
 
 Everything is ranked once (constraints and decisions first, then values by who said them and

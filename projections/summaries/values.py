@@ -1,5 +1,5 @@
-"""The value ledger: every identifier, code, amount, date, time, count and name a chunk of
-conversation used, verbatim, with where it came from. Pure: no I/O.
+"""The value ledger: every identifier, code, amount, quantity, date, time, count and name a
+chunk of conversation used, verbatim, with where it came from. Pure: no I/O.
 
 - From text (user and assistant turns): typed patterns, spoken forms first (``spoken``: "the
   8th", "half past 1 in the afternoon", "a table for two"); a value's label is the words right
