@@ -24,7 +24,7 @@ from eventstore.notes import Signer
 from projections.context.budget import Budget
 from projections.ledger import Ledger, Session
 from projections.recall.index import SEARCH_INDEX
-from tests.postgres import fresh_database
+from tests.postgres import fresh_database, server_url
 
 BUDGET = Budget(context_limit=400, max_output_tokens=0, tool_reserve=0, safety_margin=0)
 SIGNER = Signer.generate("property-audit")
@@ -155,17 +155,25 @@ def test_sqlite_file(steps: list[tuple[str, Any, Any]]) -> None:
 def postgres_url() -> Any:
     """One database for the module (a tenant per example), created and dropped on one loop in
     a thread of its own (``asyncio.run`` per example would finalise the context early)."""
-    ready: queue.Queue[str] = queue.Queue()
+    server_url()  # skips (or, under CI=true, fails) here, not inside the holder's thread
+    ready: queue.Queue[str | BaseException] = queue.Queue()
     done = threading.Event()
 
     async def hold() -> None:
-        async with fresh_database() as url:
-            ready.put(url)
-            await asyncio.get_running_loop().run_in_executor(None, done.wait)
+        try:
+            async with fresh_database() as url:
+                ready.put(url)
+                await asyncio.get_running_loop().run_in_executor(None, done.wait)
+        except BaseException as error:  # the test's thread raises it, not a bare queue.Empty
+            ready.put(error)
 
     holder = threading.Thread(target=asyncio.run, args=(hold(),))
     holder.start()
-    yield ready.get(timeout=60)
+    got = ready.get(timeout=60)
+    if isinstance(got, BaseException):
+        holder.join(timeout=60)
+        raise got
+    yield got
     done.set()
     holder.join(timeout=60)
 
