@@ -19,10 +19,11 @@ from projections.cli.common import (
     stored_session,
 )
 from projections.cli.params import TENANT_HELP
-from projections.context.messages import text_of
+from projections.context.messages import shown_text
 from projections.ledger import Ledger
 from projections.recall.index import SEARCH_INDEX
 from projections.recall.search import find
+from projections.recall.terms import query_terms
 from projections.render import literal
 
 __all__: list[str] = []
@@ -57,6 +58,12 @@ def search_command(
     as_json: bool,
 ) -> None:
     """Find the messages that best match QUERY (BM25 over the search index), best first."""
+    if not query_terms(query):
+        raise click.BadParameter(
+            f"{query!r} has no word to search for (the index holds words and numbers); "
+            "give at least one, e.g. ctxledger search 'hotel'",
+            param_hint="QUERY",
+        )
 
     async def action() -> list[dict[str, Any]]:
         async with open_store(context) as store:
@@ -80,7 +87,7 @@ def search_command(
                     "role": hit.message.role,
                     "score": round(hit.score, 4),
                     "matched": list(hit.matched),
-                    "text": text_of(message) if message is not None else "",
+                    "text": shown_text(message) if message is not None else "",
                 })  # fmt: skip
             return rows
 

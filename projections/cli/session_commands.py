@@ -30,7 +30,7 @@ from projections.cli.progress import task_progress
 from projections.cli.rows import print_rows
 from projections.context.budget import Budget
 from projections.context.formats import Format, to_messages
-from projections.context.messages import Message, text_of
+from projections.context.messages import Message, shown_text
 from projections.context.tokens import TiktokenCounter
 from projections.errors import MessageValidationError
 from projections.ledger import Ledger
@@ -354,6 +354,5 @@ def show_unreadable(unreadable: list[dict[str, Any]]) -> None:
 
 
 def _preview(message: Message, width: int = 70) -> str:
-    text = text_of(message) or ", ".join(f"{c.name}({c.arguments})" for c in message.tool_calls)
-    text = " ".join(text.split())
+    text = " ".join(shown_text(message).split())
     return text if len(text) <= width else text[: width - 1] + "…"

@@ -26,6 +26,7 @@ __all__ = [
     "opaque_json",
     "parse_message",
     "parse_messages",
+    "shown_text",
     "text_of",
     "validation_problems",
 ]
@@ -191,3 +192,14 @@ def text_of(message: Message) -> str:
     if isinstance(message.content, str):
         return message.content
     return "".join(str(part.get("text", "")) for part in message.content if "text" in part)
+
+
+def shown_text(message: Message) -> str:
+    """The message as a person or a model reads it in a list of results: its text, then its
+    tool calls (``calls name(arguments); ...``), so that an assistant turn that only called a
+    tool, found by its arguments, does not show as empty."""
+    text = text_of(message)
+    if not message.tool_calls:
+        return text
+    calls = "; ".join(f"{call.name}({call.arguments})" for call in message.tool_calls)
+    return f"{text} calls {calls}".strip()

@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 from typing import TYPE_CHECKING, Any
 
-from projections.context.messages import text_of
+from projections.context.messages import shown_text
 from projections.errors import MessageValidationError
 
 if TYPE_CHECKING:
@@ -83,7 +83,7 @@ async def call_recall_tool(
                 "version": r.version,
                 "role": r.message.role,
                 "score": round(r.score, 3),
-                "text": text_of(r.message),
+                "text": shown_text(r.message),
             }
             for r in results
         ]

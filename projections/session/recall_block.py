@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from projections.context.accounting import USER_MESSAGE_OVERHEAD
-from projections.context.messages import Message, text_of
+from projections.context.messages import Message, shown_text
 from projections.session.state import Cut
 from projections.summaries.block_v2 import escaped_line
 
@@ -173,11 +173,7 @@ def _block(lines: list[str]) -> str:
 def _line(cut: Cut, message: Message) -> str:
     version = cut.state.message_versions[cut.state.index_of[message.id]]
     label = f"{message.role} {message.name}" if message.name else message.role
-    text = text_of(message)
-    if message.tool_calls:
-        calls = "; ".join(f"{call.name}({call.arguments})" for call in message.tool_calls)
-        text = f"{text} calls {calls}".strip()
-    return f"[{escaped_line(message.id)} @{version} {label}] {escaped_line(text)}"
+    return f"[{escaped_line(message.id)} @{version} {label}] {escaped_line(shown_text(message))}"
 
 
 def _message(cut: Cut, text: str) -> Message:

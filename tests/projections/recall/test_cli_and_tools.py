@@ -96,3 +96,41 @@ def test_the_clis_recall_share_is_the_librarys() -> None:
 
     [option] = [p for p in context.params if p.name == "recall_share"]
     assert option.default == RECALL_SHARE == RecallOptions().share == Recall("q", []).share
+
+
+CALLS = [
+    {"id": "u1", "role": "user", "content": "Weather in Hangzhou on Saturday?"},
+    {
+        "id": "a1",
+        "role": "assistant",
+        "tool_calls": [{"id": "k1", "name": "get_weather", "arguments": '{"city": "Lanzhou"}'}],
+    },
+    {"id": "r1", "role": "tool", "tool_call_id": "k1", "content": "sunny, 24 C"},
+]
+
+
+async def test_a_hit_on_a_call_shows_the_call(tmp_path: Path) -> None:
+    """An assistant turn that only called a tool is found by its arguments; the result shows
+    the call, not an empty text (to the agent's tool and to the CLI)."""
+    async with EventStore.open(tmp_path / "calls.db") as store:
+        session = Ledger(store).session("t", "s")
+        await session.append(CALLS)
+        found = json.loads(await call_recall_tool(session, "search_history", {"query": "Lanzhou"}))
+    [hit] = found["results"]
+    assert (hit["id"], hit["text"]) == ("a1", 'calls get_weather({"city": "Lanzhou"})')
+    shown = ctxledger("search", "Lanzhou", "--tenant", "t", "--json", db=tmp_path / "calls.db")
+    assert json.loads(shown.stdout)["text"] == 'calls get_weather({"city": "Lanzhou"})'
+
+
+def test_a_query_without_words_is_named(tmp_path: Path) -> None:
+    source = tmp_path / "m.json"
+    source.write_text(json.dumps(CALLS[:1]), encoding="utf-8")
+    db = tmp_path / "q.db"
+    assert (
+        ctxledger("ingest", str(source), "--tenant", "t", "--session", "s", db=db).returncode == 0
+    )
+    for query in ("", " ... "):
+        refused = ctxledger("search", query, "--tenant", "t", db=db)
+        assert refused.returncode == 2
+        assert "has no word to search for" in refused.stderr
+        assert "Traceback" not in refused.stderr
