@@ -1,10 +1,12 @@
-"""SQLite's search takes one of two plans by how many rows the terms match (rows looked up by
-rowid and sorted, or the scope walked newest first): the rows found are the same either way,
-for any terms, scopes, bounds and limits."""
+"""SQLite's search takes one of three plans (the full-text index walked newest first, rows
+looked up by rowid and sorted, or the scope walked newest first): the rows found are the same
+whichever it takes, for any terms, scopes, bounds and limits; and the first is taken only
+while the read model's rows are in position order (``newest_matches``)."""
 
 from __future__ import annotations
 
 import asyncio
+import sqlite3
 import uuid
 from pathlib import Path
 
@@ -13,6 +15,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import eventstore.sql.sqlite.documents as documents
+import eventstore.sql.sqlite.newest_matches as newest
 from eventstore import EventStore
 from eventstore.recorder import Document
 
@@ -82,9 +85,72 @@ def test_both_plans_find_the_same_rows(
     at: int | None,
 ) -> None:
     found = {}
-    for plan, up_to, per_lookup in (("walk", 0, 10), ("by rows", 10_000, 0)):
-        monkeypatch.setattr(documents, "_BY_ROWS_UP_TO", up_to)
-        monkeypatch.setattr(documents, "_WALK_PER_LOOKUP", per_lookup)
-        found[plan] = asyncio.run(_search(store_path, terms, scopes, limit, at))
-    assert found["walk"] == found["by rows"]
+    with monkeypatch.context() as patched:
+        patched.setattr(documents, "newest_matches", lambda *args: None)
+        for plan, up_to, per_lookup in (("walk", 0, 10), ("by rows", 10_000, 0)):
+            patched.setattr(documents, "_BY_ROWS_UP_TO", up_to)
+            patched.setattr(documents, "_WALK_PER_LOOKUP", per_lookup)
+            found[plan] = asyncio.run(_search(store_path, terms, scopes, limit, at))
+    for window in (1, 2, 4):  # how far the walk may look before it gives up
+        monkeypatch.setattr(newest, "WINDOW", window)
+        found[f"index walk {window}"] = asyncio.run(_search(store_path, terms, scopes, limit, at))
+    assert len(set(map(tuple, found.values()))) == 1, found
     assert len(found["walk"]) <= limit
+
+
+def _order_of(path: Path) -> str | None:
+    with sqlite3.connect(path) as db:
+        return newest._order(db, "acme", "index")
+
+
+async def _commit(store: EventStore, rows: list[Document], at: int) -> None:
+    assert await store.read_models.commit(
+        "acme", "index", expected_position=at, position=at + len(rows), upserts=rows
+    )
+
+
+async def test_a_row_committed_out_of_order_turns_the_index_walk_off(tmp_path: Path) -> None:
+    path, rows = tmp_path / "order.db", _rows(400)
+    async with EventStore.open(path) as store:
+        await _commit(store, rows[200:], 0)
+        assert _order_of(path) == "1"
+        await _commit(store, rows[:200], 200)  # older positions, committed later
+        assert _order_of(path) == "0"
+        found = await store.read_models.search("acme", "index", ["alpha"], limit=50)
+        assert [row.position for row in found] == sorted(
+            (row.position for row in rows if "alpha" in row.terms.split()), reverse=True
+        )[:50]
+        await store.read_models.reset("acme", "index")
+        assert _order_of(path) == "1"
+
+
+async def test_a_read_model_without_a_note_is_checked_whole_once(tmp_path: Path) -> None:
+    path, rows = tmp_path / "old.db", _rows(300)
+    for order, first in (("1", rows[:100]), ("0", [*rows[50:100], *rows[:50]])):
+        async with EventStore.open(path) as store:
+            await store.read_models.reset("acme", "index")
+            await _commit(store, first, 0)
+        with sqlite3.connect(path) as db:  # as a database written before the note was kept
+            db.execute("DELETE FROM ledger_meta WHERE key LIKE 'documents in position order%'")
+        async with EventStore.open(path) as store:
+            await _commit(store, rows[100:], 100)
+        assert _order_of(path) == order
+
+
+def test_the_index_walk_answers_a_common_term(
+    store_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    answers: list[object] = []
+    walk = newest.newest_matches
+
+    def spied(*args: object) -> object:
+        answers.append(walk(*args))  # type: ignore[arg-type]
+        return answers[-1]
+
+    monkeypatch.setattr(documents, "newest_matches", spied)
+    found = asyncio.run(_search(store_path, ["alpha"], ["session/b"], 20, 500))
+    assert len(answers) == 1
+    assert answers[0] is not None  # the walk answered; no other plan ran
+    assert len(found) == 20
+    monkeypatch.setattr(documents, "newest_matches", lambda *args: None)
+    assert asyncio.run(_search(store_path, ["alpha"], ["session/b"], 20, 500)) == found

@@ -96,6 +96,16 @@ class Statements:
     search_matches: Final = (
         "SELECT count(*) FROM (SELECT 1 FROM documents_fts WHERE documents_fts MATCH ? LIMIT ?)"
     )
+    newest_matches: Final = "SELECT d.key, d.scope, d.event_id, d.position, d.terms, d.data FROM documents_fts AS f CROSS JOIN documents AS d ON d.rowid = f.rowid WHERE documents_fts MATCH ? AND f.rowid BETWEEN ? AND ? AND d.tenant_id = ? AND d.name = ? AND d.position <= ? {scopes} ORDER BY f.rowid DESC LIMIT ?"
+    nth_newest_match: Final = "SELECT rowid FROM documents_fts WHERE documents_fts MATCH ? AND rowid BETWEEN ? AND ? ORDER BY rowid DESC LIMIT 1 OFFSET ?"
+    first_row_of_scope: Final = "SELECT rowid FROM documents WHERE tenant_id = ? AND name = ? AND scope = ? ORDER BY position LIMIT 1"
+    last_row_of_scope: Final = "SELECT rowid FROM documents WHERE tenant_id = ? AND name = ? AND scope = ? AND position <= ? ORDER BY position DESC LIMIT 1"
+    newest_position: Final = "SELECT max(position) FROM documents WHERE tenant_id = ? AND name = ?"
+    rows_out_of_order: Final = "SELECT count(*) FROM (SELECT position, lag(position) OVER (ORDER BY rowid) AS before FROM documents WHERE tenant_id = ? AND name = ?) WHERE before > position"
+    first_row: Final = (
+        "SELECT rowid FROM documents WHERE tenant_id = ? AND name = ? ORDER BY position LIMIT 1"
+    )
+    last_row: Final = "SELECT rowid FROM documents WHERE tenant_id = ? AND name = ? AND position <= ? ORDER BY position DESC LIMIT 1"
     reset_documents: Final = "DELETE FROM documents WHERE tenant_id = ? AND name = ?"
     reset_read_model: Final = "DELETE FROM read_models WHERE tenant_id = ? AND name = ?"
     drop_documents_of: Final = "DELETE FROM documents WHERE tenant_id = ? AND event_id = ?"

@@ -9,6 +9,7 @@ from typing import Any
 from eventstore.document_stats import StatChanges, stat_changes, without_rows
 from eventstore.ids import id_bytes, id_text
 from eventstore.recorder import Document, DocumentStats
+from eventstore.sql.sqlite.newest_matches import newest_matches, note_order, reset_order
 from eventstore.sql.sqlite.statements import statements
 
 __all__ = [
@@ -43,6 +44,7 @@ def commit_documents(
     sql = statements()
     if read_model_position(db, tenant_id, name) != expected:
         return False
+    note_order(db, tenant_id, name, upserts)
     replaced = [*deletes, *(document.key for document in upserts)]
     removed = _stat_rows_of_keys(db, tenant_id, name, replaced)
     added = [(document.scope, document.terms) for document in upserts]
@@ -127,15 +129,20 @@ def search_documents(
     limit: int,
     max_position: int | None,
 ) -> list[Document]:
-    """Rows matching any term (through FTS5), the newest first (a pre-filter)."""
+    """Rows matching any term (through FTS5), the newest first (a pre-filter): walked off the
+    full-text index newest first when that is short (:mod:`.newest_matches`), else looked up
+    by rowid or found by walking the scope's rows, whichever the matches' count favours."""
     if not terms or (scopes is not None and not scopes):
         return []
     sql, match = statements(), _match(terms)
+    bound = _NO_LIMIT if max_position is None else max_position
+    walked = newest_matches(db, match, tenant_id, name, scopes, limit, bound)
+    if walked is not None:
+        return [_document(row) for row in walked]
     by_rows = _few_matches(db, match, tenant_id, name, scopes, limit)
     # The same rows either way: only the plan differs.
     clause, scope_args = _scopes(scopes, alias="+" if by_rows else "")
     statement = (sql.search_by_rows if by_rows else sql.search).format(scopes=clause)
-    bound = _NO_LIMIT if max_position is None else max_position
     rows = db.execute(statement, (match, tenant_id, name, bound, *scope_args, limit))
     return [_document(row) for row in rows]
 
@@ -230,3 +237,4 @@ def reset_read_model(db: sqlite3.Connection, tenant_id: str, name: str) -> None:
     db.execute(sql.reset_scope_stats, (tenant_id, name))
     db.execute(sql.reset_term_stats, (tenant_id, name))
     db.execute(sql.reset_read_model, (tenant_id, name))
+    reset_order(db, tenant_id, name)

@@ -141,10 +141,48 @@ class CoreStatements:
         self.search_matches = (
             "SELECT count(*) FROM (SELECT 1 FROM documents_fts WHERE documents_fts MATCH ? LIMIT ?)"
         )
+        self._newest_matches(columns)
         self.reset_documents = "DELETE FROM documents WHERE tenant_id = ? AND name = ?"
         self.reset_read_model = "DELETE FROM read_models WHERE tenant_id = ? AND name = ?"
         self.drop_documents_of = "DELETE FROM documents WHERE tenant_id = ? AND event_id = ?"
         self._document_stats()
+
+    def _newest_matches(self, columns: str) -> None:
+        # The matches newest first, driven by the full-text index itself: its rowids run in
+        # the order rows were indexed, which is position order within a read model
+        # (:mod:`eventstore.sql.sqlite.newest_matches`). CROSS JOIN keeps the index outside.
+        self.newest_matches = (
+            f"SELECT {', '.join('d.' + c.strip() for c in columns.split(','))} "
+            "FROM documents_fts AS f CROSS JOIN documents AS d ON d.rowid = f.rowid "
+            "WHERE documents_fts MATCH ? AND f.rowid BETWEEN ? AND ? AND d.tenant_id = ? "
+            "AND d.name = ? AND d.position <= ? {scopes} ORDER BY f.rowid DESC LIMIT ?"
+        )
+        self.nth_newest_match = (
+            "SELECT rowid FROM documents_fts WHERE documents_fts MATCH ? "
+            "AND rowid BETWEEN ? AND ? ORDER BY rowid DESC LIMIT 1 OFFSET ?"
+        )
+        self.first_row_of_scope = (
+            "SELECT rowid FROM documents WHERE tenant_id = ? AND name = ? AND scope = ? "
+            "ORDER BY position LIMIT 1"
+        )
+        self.last_row_of_scope = (
+            "SELECT rowid FROM documents WHERE tenant_id = ? AND name = ? AND scope = ? "
+            "AND position <= ? ORDER BY position DESC LIMIT 1"
+        )
+        self.newest_position = (
+            "SELECT max(position) FROM documents WHERE tenant_id = ? AND name = ?"
+        )
+        self.rows_out_of_order = (
+            "SELECT count(*) FROM (SELECT position, lag(position) OVER (ORDER BY rowid) AS before "
+            "FROM documents WHERE tenant_id = ? AND name = ?) WHERE before > position"
+        )
+        self.first_row = (
+            "SELECT rowid FROM documents WHERE tenant_id = ? AND name = ? ORDER BY position LIMIT 1"
+        )
+        self.last_row = (
+            "SELECT rowid FROM documents WHERE tenant_id = ? AND name = ? AND position <= ? "
+            "ORDER BY position DESC LIMIT 1"
+        )
 
     def _document_stats(self) -> None:
         self.scope_stats = (
