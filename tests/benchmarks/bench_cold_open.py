@@ -6,13 +6,16 @@ new process, with ratios side by side in one run:
 
 For each size, a SQLite file holds a session of the context benchmark's conversation (1-2 KB
 chat messages, tool calls and results), appended through ``Session.append`` so snapshots are
-saved as a deployment saves them. Then, each in a fresh child process:
+saved as a deployment saves them. Every size is built first; then five rounds, each measuring
+every size in turn (this machine's speed drifts over minutes: sizes measured minutes apart
+would compare the machine), and each figure is the median of its five rounds. In a round, each
+in a fresh child process:
 
 - ctxledger: import, then open the store and a ledger and render the session once (the cold
-  open; its figure is the median of five new processes, printed with their spread), then 20
-  warm renders, 20 renders at random versions of the session's latter half and 20 at random
-  versions at most 500 back (at 1k messages the two ranges are the same); the resident set
-  (``VmRSS``) before the open and after the renders;
+  open), then 20 warm renders, 20 renders at random versions of the session's latter half and
+  20 at random versions at most 500 back (at 1k messages the two ranges are the same); the
+  resident set (``VmRSS``) before the open and after the renders; and the cold open alone in
+  another process whose imports are done first;
 - LangGraph: ``SqliteSaver.get_tuple`` on a thread whose latest checkpoint holds the same
   number of messages (written with ``put``), the resident set likewise;
 - the CLI: ``ctxledger context`` on the smallest session against ``python -c pass``, in CPU
@@ -43,7 +46,7 @@ TENANT = "bench"
 NEAR = 500  # time travel "near": to a version at most this many back from the head
 Figure = tuple[str, str, float, str]  # what, where, the ratio, its target
 TARGETS = {"cold_growth": 2.0, "cold_vs_warm": 20.0, "rss_mb": 100.0, "cli_cpu": 10.0}
-COLD_RUNS = 5  # new processes per cold-open figure (its median)
+ROUNDS = 5  # rounds of new processes per figure (its median), the sizes alternating
 
 
 def resident_mb() -> float:
@@ -200,27 +203,31 @@ def cpu_seconds(command: list[str], runs: int = 5) -> float:
     return statistics.median(samples)
 
 
-def cold_opens(db: Path, size: int, runs: int, *mode: str) -> list[float]:
-    """The cold open of ``runs`` new processes, in ms."""
-    return [child("ledger", str(db), str(size), "0", *mode)["cold_ms"] for _ in range(runs)]
-
-
-def run(sizes: list[int], probes: int, cold_runs: int = COLD_RUNS) -> dict[str, Any]:
-    results: dict[str, Any] = {"sizes": {}}
+def run(sizes: list[int], probes: int, rounds: int = ROUNDS) -> dict[str, Any]:
+    """Every size built first, then measured in ``rounds`` rounds that alternate the sizes:
+    this machine's speed moves by half over minutes (a VM sharing its host), so a ratio of
+    two sizes measured minutes apart measures the machine. Each figure is the median of its
+    rounds (a new process each), printed with their spread."""
+    results: dict[str, Any] = {"sizes": {size: {} for size in sizes}}
     with tempfile.TemporaryDirectory(prefix="ctxledger-cold-") as name:
         folder = Path(name)
         db = folder / "ledger.db"
         for size in sizes:
             asyncio.run(build(db, size))
             langgraph_build(folder / f"lg{size}.db", size)
-            row = child("ledger", str(db), str(size), str(probes))
-            # One cold open is one sample of a machine whose speed moves by half between
-            # runs (a VM sharing its host): the median of several new processes is the figure.
-            colds = [row["cold_ms"], *cold_opens(db, size, cold_runs - 1)]
-            row["cold_ms"] = statistics.median(colds)
+        samples: dict[int, list[dict[str, float]]] = {size: [] for size in sizes}
+        for _ in range(rounds):
+            for size in sizes:
+                measured = child("ledger", str(db), str(size), str(probes))
+                imported = child("ledger", str(db), str(size), "0", "imports-first")
+                samples[size].append({**measured, "cold_imported_ms": imported["cold_ms"]})
+        for size in sizes:
+            rows = samples[size]
+            row: dict[str, Any] = {key: statistics.median(r[key] for r in rows) for key in rows[0]}
+            colds = [r["cold_ms"] for r in rows]
             row["cold_spread_ms"] = (min(colds), max(colds))
-            imported = cold_opens(db, size, cold_runs, "imports-first")
-            row["cold_imported_ms"] = statistics.median(imported)
+            # Cold and warm of the same process: the machine's speed is the same for both.
+            row["cold_vs_warm_rounds"] = sorted(r["cold_ms"] / r["warm_ms"] for r in rows)
             row["langgraph"] = child("langgraph", str(folder / f"lg{size}.db"))
             results["sizes"][size] = row
         cli = [shutil.which("ctxledger") or "ctxledger", "--db", str(db), "context"]
@@ -293,6 +300,8 @@ def report(results: dict[str, Any]) -> str:
     for size, r in results["sizes"].items():
         low, high = r["cold_spread_ms"]
         lines.append(f"cold open at {size}: median {r['cold_ms']:.1f} ms, {low:.1f}-{high:.1f} ms")
+        each = ", ".join(f"{ratio:.1f}" for ratio in r["cold_vs_warm_rounds"])
+        lines.append(f"cold open / warm render at {size}, each round's process: {each}x")
     lines.append(
         f"resident above imports holding {sizes[-1]} messages: "
         f"{last['rss_above_imports_mb']:.1f} MB (target <= 100)"
@@ -316,7 +325,7 @@ def main() -> None:
         return
     sizes = [1000, 5000] if args.quick else [1000, 100_000]
     quick = bool(args.quick)
-    print(report(run(sizes, probes=5 if quick else 20, cold_runs=1 if quick else COLD_RUNS)))
+    print(report(run(sizes, probes=5 if quick else 20, rounds=1 if quick else ROUNDS)))
 
 
 if __name__ == "__main__":
