@@ -77,11 +77,20 @@ _PATTERNS: list[tuple[str, re.Pattern[str]]] = [
         re.compile(rf"(?<![\w.,:/])\d+(?:[.,]\d+)*\s?{_UNIT}(?![\w/])"),
     ),
     *SPOKEN_NAMES,
-    ("name", re.compile(r"(?<![\w.])[A-Z][a-z]+(?:\s+[A-Z][a-z]+)+(?![A-Za-z])")),
+    # Capitalised words in a row, a small number among them: "Type 2 Diabetes".
+    ("name", re.compile(r"(?<![\w.])[A-Z][a-z]+(?:\s+(?:\d{1,3}\s+)?[A-Z][a-z]+)+(?![A-Za-z])")),
     # A word with inner capitals, wherever it stands: a name ("OncoPharm", "iPhone").
     ("name", re.compile(r"(?<![\w.])(?:[A-Z][a-z]+|[a-z]{1,2})(?:[A-Z][a-z]+)+(?![\w'])")),
-    # A single capitalised word inside a sentence (not after its end): a name, usually.
-    ("name", re.compile(r"(?<=[a-z,;] )[A-Z][a-z]{2,}(?![\w'])")),
+    # A single capitalised word inside a sentence (not after its end): a name, usually; with
+    # the small number that follows it, if one does ("Witcher 3", "Suite 436"; not a clock
+    # time, a decimal or a range).
+    (
+        "name",
+        re.compile(
+            r"(?<=[a-z,;] )[A-Z][a-z]{2,}"
+            r"(?:\s\d{1,3}(?![\w:.,/%'’–-])(?!\s*(?:[ap]\.?m\b|[-–]|to\s+\d)))?(?![\w'])"
+        ),
+    ),
     # A range of numbers ("numbers 1-20", "pages 10–12").
     ("number", re.compile(r"(?<![\w.,:/-])\d{1,4}\s?[-–]\s?\d{1,4}(?![\w.,:/-]*\d)")),
     # A number with decimals ("1.8", "0.25"), a reading or ratio of two numbers ("138/85").

@@ -59,6 +59,9 @@ COUNT = TiktokenCounter().count_text
             "name",
             "BioCrest Labs and OncoPharm Therapeutics",
         ),
+        ("For my Type 2 Diabetes, I take it daily", "name", "Type 2 Diabetes"),
+        ("I finished Witcher 3 last week", "name", "Witcher 3"),
+        ("the office at Suite 436 downstairs", "name", "Suite 436"),
     ],
 )
 def test_spoken_values_are_found_whole(text: str, kind: str, value: str) -> None:
@@ -78,6 +81,17 @@ def test_a_quantitys_unit_is_a_symbol_not_a_word() -> None:
     found = [(k, v) for k, v, _ in text_values(text)]
     assert [v for k, v in found if k == "quantity"] == ["7 kWh"], found
     assert ("number", "9 to 5") not in [(k, v) for k, v, _ in text_values("open 9 to 5")]
+
+
+def test_a_name_takes_a_small_number_not_a_time_or_a_decimal() -> None:
+    for text, name in (
+        ("the Meeting 10 am sharp", "Meeting"),
+        ("we meet in Room 5:30 today", "Room"),
+        ("we use Python 3.11 now", "Python"),
+        ("see Chapter 10-12 again", "Chapter"),
+    ):
+        names = [v for k, v, _ in text_values(text) if k == "name"]
+        assert names == [name], (text, names)
 
 
 def test_pronouns_and_card_digits_are_not_dates() -> None:
