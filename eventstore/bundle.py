@@ -27,7 +27,7 @@ from eventstore.bundle_verify import BUNDLE_FORMAT, BundleFailure, BundleReport,
 from eventstore.errors import LedgerError
 from eventstore.merkle import Algorithm, ProofError, verify_consistency
 from eventstore.notes import Checkpoint, open_note, parse_checkpoint
-from eventstore.records import CHECKPOINT_STREAM, StoredEvent, default_origin
+from eventstore.records import CHECKPOINT_STREAM, StoredEvent, checkpoint_advice, default_origin
 from eventstore.stream_heads import head_proof, heads_at
 
 __all__ = [
@@ -84,8 +84,8 @@ async def export_bundle(
     notes = await source.checkpoint_notes(tenant_id)
     if not notes:
         raise LedgerError(
-            f"tenant {tenant_id!r} has no checkpoint to export against; run "
-            f"'ctxledger checkpoint --tenant {tenant_id}' first"
+            f"tenant {tenant_id!r} has no checkpoint to export against; "
+            f"{checkpoint_advice(tenant_id)}"
         )
     checkpoints = [parse_checkpoint(open_note(note, [])[0]) for note in notes]
     newest = max(checkpoints, key=lambda c: c.size)

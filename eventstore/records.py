@@ -41,6 +41,15 @@ def default_origin(tenant_id: str) -> str:
     return f"ctxledger/{tenant_id}"
 
 
+def checkpoint_advice(tenant_id: str) -> str:
+    """How to sign a checkpoint of a tenant's log, from nothing (for an error or a warning):
+    a key first, then the checkpoint with it."""
+    return (
+        f"sign one: 'ctxledger keygen --name audit-key -o audit.pem' once, then 'ctxledger "
+        f"checkpoint --tenant {tenant_id} --key audit.pem --key-name audit-key' (docs/audit.md)"
+    )
+
+
 ERASURE_EVENT_TYPE = "PayloadErased"
 
 

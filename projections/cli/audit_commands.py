@@ -182,8 +182,9 @@ def export_command(
     if uncovered:
         stderr.print(
             f"[yellow]warning:[/] {uncovered} event(s) of {tenant} were recorded after the "
-            f"newest checkpoint and are not in the bundle; run 'ctxledger checkpoint --tenant "
-            f"{tenant}' and export again to include them"
+            f"newest checkpoint and are not in the bundle; to include them, sign a new "
+            f"checkpoint ('ctxledger checkpoint --tenant {tenant} --key KEY.pem --key-name "
+            f"NAME', with the key that signed the last) and export again"
         )
 
 

@@ -8,6 +8,7 @@ import click
 
 from eventstore import EventStore, LedgerError, VerificationReport
 from eventstore.notes import Verifier
+from eventstore.records import checkpoint_advice
 from projections.cli.common import (
     EXIT_FAILED_VERIFICATION,
     cli,
@@ -147,7 +148,7 @@ def _anchoring(report: VerificationReport) -> str:
     if not report.checkpoints and not report.trusted_checkpoints:
         return (
             "[yellow]no signed checkpoint[/]: a rewrite with recomputed hashes would pass; "
-            "run 'ctxledger checkpoint'"
+            f"{checkpoint_advice(report.tenant)}"
         )
     signatures = (
         f"{report.signatures_verified} signatures verified"

@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 import json
+import re
+import shlex
+import subprocess
 from pathlib import Path
 
-from tests.projections.test_cli import ctxledger
+from tests.projections.test_cli import SCRIPT, ctxledger
 
 
 def test_checkpoint_export_and_verify_offline(tmp_path: Path) -> None:
@@ -214,3 +217,27 @@ def test_a_public_key_and_a_partial_stream_bundle_fail_through_the_cli(tmp_path:
     assert partial.returncode == 1
     assert "partial: versions 3–6 of 6" in partial.stdout
     assert ctxledger(*checked, "--allow-partial").returncode == 0
+
+
+def test_the_advice_for_a_log_without_a_checkpoint_works_as_written(tmp_path: Path) -> None:
+    """``export`` before any checkpoint names the two commands that sign one; run as written
+    (in a fresh directory), they make ``export`` work."""
+    db = tmp_path / "ledger.db"
+    data = json.dumps({"n": 1})
+    appended = ctxledger(
+        "append", "--tenant", "acme", "--stream", "s", "--type", "E", "--data", data, db=db
+    )
+    assert appended.returncode == 0, appended.stderr
+    refused = ctxledger("export", "--tenant", "acme", "-o", str(tmp_path / "b.json"), db=db)
+    assert refused.returncode != 0
+    advice = re.findall(r"'(ctxledger [^']+)'", " ".join(refused.stderr.split()))
+    assert [command.split()[1] for command in advice] == ["keygen", "checkpoint"], advice
+    for command in advice:
+        program, *args = shlex.split(command)
+        assert program == "ctxledger"
+        done = subprocess.run(
+            [SCRIPT, "--db", str(db), *args], cwd=tmp_path, capture_output=True, text=True
+        )
+        assert done.returncode == 0, (command, done.stderr)
+    exported = ctxledger("export", "--tenant", "acme", "-o", str(tmp_path / "b.json"), db=db)
+    assert exported.returncode == 0, exported.stderr
