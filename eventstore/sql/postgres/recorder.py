@@ -10,50 +10,46 @@ without gaps, tenants never wait for each other, both protocols may write one da
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
-from contextlib import asynccontextmanager
+from collections.abc import Awaitable, Callable, Sequence
 from typing import TYPE_CHECKING
 
 from sqlalchemy.ext.asyncio import AsyncEngine, create_async_engine
 
-import eventstore.sql.postgres.documents as docs
 import eventstore.sql.postgres.handoff as handoff
 from eventstore.erasure import run_erasure
 from eventstore.errors import ConcurrencyError, IdempotencyConflict, StorageError
 from eventstore.recorder import (
     AppendOutcome,
-    Document,
-    DocumentStats,
     ErasureOutcome,
     LogState,
     MakeErasure,
 )
 from eventstore.records import (
     PendingEvent,
-    SnapshotRecord,
     StoredEvent,
     StreamHead,
     match_retry,
 )
 from eventstore.sql.postgres.connection import Connections
+from eventstore.sql.postgres.derived_rows import DerivedRows
 from eventstore.sql.postgres.erasure import PostgresErasure
 from eventstore.sql.postgres.log import AppendOptions, DuplicateEventId, append_locked, events_by_id
 from eventstore.sql.postgres.schema_steps import PostgresSchemaSteps
 from eventstore.sql.postgres.statements import statements
-from eventstore.sql.rows import contiguous, stored_event
+from eventstore.sql.rows import stored_event
 from eventstore.sql.schema import TENANT_TABLES
 from eventstore.sql.setup import set_up_schema
 from eventstore.timestamps import timestamp_now
 
 if TYPE_CHECKING:
-    import asyncpg
+    pass
 
 __all__ = ["PostgresRecorder"]
 
 _NO_LIMIT = 2**62
 
 
-class PostgresRecorder:
+class PostgresRecorder(DerivedRows):
     """A :class:`~eventstore.recorder.Recorder` on PostgreSQL (asyncpg).
 
     Args:
@@ -135,25 +131,6 @@ class PostgresRecorder:
     def idle_connections(self) -> int:
         """Connections kept open for the next operations."""
         return self._connections.idle
-
-    @asynccontextmanager
-    async def _transaction(
-        self, tenant_id: str, isolation: str = "read_committed"
-    ) -> AsyncIterator[asyncpg.Connection]:
-        connection = self._connections.connection(tenant_id)
-        async with connection as db, db.transaction(isolation=isolation):  # type: ignore[arg-type]
-            if self.row_level_security:
-                await db.execute("SELECT set_config('ctxledger.tenant', $1, true)", tenant_id)
-            yield db
-
-    @asynccontextmanager
-    async def _reader(self, tenant_id: str) -> AsyncIterator[asyncpg.Connection]:
-        if not self.row_level_security:
-            async with self._connections.connection(tenant_id) as db:
-                yield db
-            return
-        async with self._transaction(tenant_id) as db:
-            yield db
 
     def _lock_timeout(self) -> str | None:
         return None if self.lock_timeout is None else f"{int(self.lock_timeout * 1000)}ms"
@@ -293,108 +270,3 @@ class PostgresRecorder:
     async def tenants(self) -> list[str]:
         async with self._connections.connection() as db:
             return [row[0] for row in await db.fetch(statements().tenants)]
-
-    # -- snapshots and the Merkle tree ---------------------------------------------------------
-
-    async def save_snapshots(self, snapshots: Sequence[SnapshotRecord]) -> None:
-        async with self._transaction(snapshots[0].tenant_id) as db:  # one tenant's (derived.py)
-            await db.executemany(statements().save_snapshot, [tuple(s) for s in snapshots])
-
-    async def load_snapshots(
-        self, tenant_id: str, stream_id: str, names: Sequence[str]
-    ) -> list[SnapshotRecord]:
-        async with self._reader(tenant_id) as db:
-            rows = await db.fetch(statements().load_snapshots, tenant_id, stream_id, list(names))
-        return [SnapshotRecord(*row) for row in rows]
-
-    async def merkle_nodes(
-        self, tenant_id: str, algorithm: str, level: int, first: int, last: int
-    ) -> list[bytes]:
-        async with self._reader(tenant_id) as db:
-            rows = await db.fetch(
-                statements().merkle_nodes, tenant_id, algorithm, level, first, last
-            )
-        return contiguous([(row[0], row[1]) for row in rows], first)
-
-    async def merkle_extent(self, tenant_id: str, algorithm: str, level: int) -> int:
-        async with self._reader(tenant_id) as db:
-            count = await db.fetchval(statements().merkle_extent, tenant_id, algorithm, level)
-        return int(count)
-
-    async def save_merkle_nodes(
-        self, tenant_id: str, algorithm: str, nodes: Sequence[tuple[int, int, bytes]]
-    ) -> None:
-        if not nodes:
-            return
-        async with self._transaction(tenant_id) as db:
-            await db.execute(
-                statements().save_merkle,
-                tenant_id,
-                algorithm,
-                [level for level, _, _ in nodes],
-                [index for _, index, _ in nodes],
-                [digest for _, _, digest in nodes],
-            )
-
-    async def delete_merkle_nodes(self, tenant_id: str, algorithm: str) -> None:
-        async with self._transaction(tenant_id) as db:
-            await db.execute(statements().delete_merkle, tenant_id, algorithm)
-
-    # -- read models -------------------------------------------------------------------------
-
-    async def read_model_position(self, tenant_id: str, name: str) -> int:
-        async with self._reader(tenant_id) as db:
-            position = await db.fetchval(statements().read_model_position, tenant_id, name)
-        return int(position or 0)
-
-    async def commit_documents(
-        self,
-        tenant_id: str,
-        name: str,
-        *,
-        expected_position: int,
-        position: int,
-        upserts: Sequence[Document],
-        deletes: Sequence[str] = (),
-    ) -> bool:
-        async with self._transaction(tenant_id) as db:
-            return await docs.commit_documents(
-                db, tenant_id, name, expected_position, position, upserts, deletes
-            )
-
-    async def search_documents(
-        self,
-        tenant_id: str,
-        name: str,
-        terms: Sequence[str],
-        *,
-        scopes: Sequence[str] | None,
-        limit: int,
-        max_position: int | None = None,
-    ) -> list[Document]:
-        async with self._reader(tenant_id) as db:
-            return await docs.search_documents(
-                db, tenant_id, name, terms, scopes, limit, max_position
-            )
-
-    async def document_stats(
-        self,
-        tenant_id: str,
-        name: str,
-        terms: Sequence[str],
-        *,
-        scopes: Sequence[str] | None,
-        max_position: int | None = None,
-    ) -> DocumentStats:
-        async with self._transaction(tenant_id, isolation="repeatable_read") as db:
-            return await docs.document_stats(db, tenant_id, name, terms, scopes, max_position)
-
-    async def read_documents(
-        self, tenant_id: str, name: str, keys: Sequence[str]
-    ) -> list[Document]:
-        async with self._reader(tenant_id) as db:
-            return await docs.read_documents(db, tenant_id, name, keys)
-
-    async def reset_read_model(self, tenant_id: str, name: str) -> None:
-        async with self._transaction(tenant_id) as db:
-            await docs.reset_documents(db, tenant_id, name)
