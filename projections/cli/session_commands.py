@@ -70,9 +70,7 @@ def read_payload(source: IO[str], fmt: Format) -> Any:
         ) from None
     try:
         whole = _loads(text)
-    except json.JSONDecodeError as whole_error:
-        if fmt == "anthropic":
-            raise click.UsageError(f"the input is not JSON: {whole_error}") from whole_error
+    except json.JSONDecodeError:
         items = []
         for number, line in enumerate(text.splitlines(), start=1):
             if line.strip():

@@ -205,3 +205,28 @@ def test_ids_are_bounded(tmp_path: Path) -> None:
     )
     assert result.returncode == 2
     assert "id is 900,000 characters long, over the limit of 256" in result.stderr
+
+
+ANTHROPIC_TURNS = [
+    {"role": "user", "content": "Price of G7311?"},
+    {"role": "assistant", "content": [{"type": "tool_use", "id": "t1", "name": "f", "input": {}}]},
+    {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "t1", "content": "73"}]},
+]
+
+
+def test_a_file_in_another_format_is_named_not_misread(tmp_path: Path) -> None:
+    """Anthropic turns read as OpenAI chat (the default format) would keep the call as an
+    opaque part and lose it as a call: ingest names the format instead; as JSON Lines or a
+    bare array with ``--format anthropic`` they are read, the call a call."""
+    db, lines = tmp_path / "ledger.db", tmp_path / "turns.jsonl"
+    lines.write_text("\n".join(json.dumps(turn) for turn in ANTHROPIC_TURNS), encoding="utf-8")
+    where = ("--tenant", "a", "--session", "s")
+    misread = ctxledger("ingest", str(lines), *where, db=db)
+    assert misread.returncode == 2
+    assert "--format anthropic" in " ".join(misread.stderr.split())
+    read = ctxledger("ingest", str(lines), *where, "--format", "anthropic", db=db)
+    assert read.returncode == 0, read.stderr
+    shown = ctxledger("context", *where, "--json", db=db)
+    sent = json.loads(shown.stdout)["messages"]
+    assert [m["role"] for m in sent] == ["user", "assistant", "tool"]
+    assert sent[1]["tool_calls"][0]["id"] == "t1"

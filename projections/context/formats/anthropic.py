@@ -19,10 +19,14 @@ _SHAPE = "anthropic_shape"  # metadata: "blocks" when the content was a list of 
 
 
 def to_messages(payload: Any) -> list[Message]:
-    """An Anthropic request body (``system`` and ``messages``) as internal messages."""
+    """An Anthropic request body (``system`` and ``messages``), or its ``messages`` array
+    alone, as internal messages."""
+    if isinstance(payload, list):
+        payload = {"messages": payload}
     if not isinstance(payload, dict) or not isinstance(payload.get("messages"), list):
         raise MessageValidationError(
-            "an Anthropic payload is an object with a 'messages' array (and optionally 'system')"
+            "an Anthropic payload is an object with a 'messages' array (and optionally "
+            f"'system'), or that array alone; got {type(payload).__name__}"
         )
     messages: list[Message] = []
     if payload.get("system") is not None:
@@ -54,6 +58,12 @@ def _turn(turn: Any, where: str) -> list[Message]:
         ]
     if not isinstance(content, list):
         raise MessageValidationError(f"{where}: content must be a string or a list of blocks")
+    for position, block in enumerate(content):
+        if not isinstance(block, dict):
+            raise MessageValidationError(
+                f"{where}: content block {position} must be an object with a 'type', got "
+                f"{type(block).__name__}"
+            )
     if turn["role"] == "assistant":
         text = [block for block in content if block.get("type") != "tool_use"]
         calls = [_call(block, where) for block in content if block.get("type") == "tool_use"]

@@ -174,7 +174,15 @@ def test_not_representable_is_an_error() -> None:
         ("responses", [{"type": "function_call", "name": "f"}], "needs a 'call_id'"),
         ("responses", [{"type": "custom_tool_call_output", "output": "x"}], "needs a 'call_id'"),
         ("responses", [{"type": 7}], "'type' must be a string"),
-        ("anthropic", [{"role": "user"}], "'messages' array"),
+        ("anthropic", "hello", "'messages' array"),
+        ("anthropic", [{"role": "user"}], "content must be a string or a list"),
+        ("anthropic", {"messages": [{"role": "assistant", "content": [None]}]}, "block 0 must"),
+        (
+            "openai",
+            [{"role": "assistant", "content": [{"type": "tool_use", "id": "t", "name": "f"}]}],
+            "'tool_use' block, which is the anthropic format's",
+        ),
+        ("openai", [{"role": "user", "content": [{"type": "input_text"}]}], "responses format"),
         (
             "anthropic",
             {
@@ -192,6 +200,26 @@ def test_not_representable_is_an_error() -> None:
 def test_bad_wire_input(fmt: Any, payload: Any, fragment: str) -> None:
     with pytest.raises(MessageValidationError, match=fragment):
         to_messages(fmt, payload)
+
+
+def test_an_anthropic_messages_array_alone_is_read_as_its_body() -> None:
+    turns = [
+        {"role": "user", "content": "Price of G7311?"},
+        {
+            "role": "assistant",
+            "content": [{"type": "tool_use", "id": "t1", "name": "f", "input": {}}],
+        },
+        {
+            "role": "user",
+            "content": [{"type": "tool_result", "tool_use_id": "t1", "content": "73"}],
+        },
+    ]
+    alone = to_messages("anthropic", turns)
+    body = to_messages("anthropic", {"messages": turns})
+    assert [m.model_dump(exclude={"id"}) for m in alone] == [
+        m.model_dump(exclude={"id"}) for m in body
+    ]
+    assert [m.role for m in alone] == ["user", "assistant", "tool"]
 
 
 def test_tau_bench_round_trips(corpora: Path) -> None:
