@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from projections.context.formats.hints import refuse_chat_message
 from projections.context.messages import Message, parse_message
 from projections.errors import MessageValidationError
 
@@ -46,6 +47,8 @@ def to_messages(payload: Any) -> list[Message]:
 
 
 def _turn(turn: Any, where: str) -> list[Message]:
+    if isinstance(turn, dict):
+        refuse_chat_message(turn, where, "an Anthropic turn")
     if not isinstance(turn, dict) or turn.get("role") not in ("user", "assistant"):
         raise MessageValidationError(f"{where} needs role 'user' or 'assistant', got {turn!r}")
     content = turn.get("content")

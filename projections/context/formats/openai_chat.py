@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from projections.context.formats.hints import refuse_foreign_parts, refuse_responses_item
 from projections.context.messages import Message, ToolCall, parse_message
 from projections.errors import MessageValidationError
 
@@ -26,6 +27,7 @@ def _one(item: Any, index: int) -> Message:
     where = f"OpenAI chat message {index}"
     if not isinstance(item, dict):
         raise MessageValidationError(f"{where} must be an object, got {type(item).__name__}")
+    refuse_responses_item(item, where)
     given_calls = item.get("tool_calls") or []
     if not isinstance(given_calls, list):
         raise MessageValidationError(
@@ -46,7 +48,7 @@ def _one(item: Any, index: int) -> Message:
                 "arguments": function.get("arguments", ""),
             }
         )
-    _refuse_foreign_parts(item.get("content"), where)
+    refuse_foreign_parts(item.get("content"), where)
     extra = {key: value for key, value in item.items() if key not in _KNOWN}
     fields: dict[str, Any] = {
         "role": item.get("role"),
@@ -64,31 +66,6 @@ def _one(item: Any, index: int) -> Message:
             )
         fields["id"] = item["id"]
     return parse_message(fields, where=where)
-
-
-# Content part types of the other wire formats: a file of those read as Chat Completions would
-# keep a tool call as an opaque part and lose it as a call.
-_FOREIGN_PARTS = {
-    "tool_use": "anthropic",
-    "tool_result": "anthropic",
-    "input_text": "responses",
-    "output_text": "responses",
-    "input_image": "responses",
-}
-
-
-def _refuse_foreign_parts(content: Any, where: str) -> None:
-    if not isinstance(content, list):
-        return
-    for position, part in enumerate(content):
-        kind = part.get("type") if isinstance(part, dict) else None
-        if isinstance(kind, str) and kind in _FOREIGN_PARTS:
-            fmt = _FOREIGN_PARTS[kind]
-            raise MessageValidationError(
-                f"{where}: content part {position} is a {kind!r} block, which is the {fmt} "
-                f"format's, not OpenAI chat's; read it as {fmt} (ctxledger ingest --format "
-                f"{fmt}, or format '{fmt}' in the library)"
-            )
 
 
 def from_messages(messages: list[Message]) -> list[dict[str, Any]]:

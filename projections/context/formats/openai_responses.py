@@ -20,6 +20,7 @@ import contextlib
 import json
 from typing import Any
 
+from projections.context.formats.hints import refuse_chat_message
 from projections.context.messages import OPAQUE_PART, Message, parse_message, text_of
 from projections.errors import MessageValidationError
 
@@ -68,6 +69,7 @@ class _Reader:
         if not isinstance(kind, str):
             raise MessageValidationError(f"{where}: 'type' must be a string, got {kind!r}")
         if kind == "message":
+            refuse_chat_message(item, where, "a Responses item")
             self._message(item, where)
         elif kind in _RESULT_TYPES or (kind.endswith("_call_output") and "call_id" in item):
             self.flush(where)

@@ -184,6 +184,21 @@ def test_not_representable_is_an_error() -> None:
         ),
         ("openai", [{"role": "user", "content": [{"type": "input_text"}]}], "responses format"),
         (
+            "openai",
+            [{"type": "function_call", "call_id": "c", "name": "f", "arguments": "{}"}],
+            "as a Responses input item has; read it as responses",
+        ),
+        (
+            "anthropic",
+            [{"role": "assistant", "content": None, "tool_calls": []}],
+            "is an OpenAI chat message \\('tool_calls'\\), not an Anthropic turn",
+        ),
+        (
+            "responses",
+            [{"role": "tool", "tool_call_id": "c", "content": "ok"}],
+            "is an OpenAI chat message .*; read it as openai",
+        ),
+        (
             "anthropic",
             {
                 "messages": [
