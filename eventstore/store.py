@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import os
-from collections.abc import AsyncIterator, Iterable, Sequence
+from collections.abc import Iterable, Sequence
 from types import TracebackType
 from typing import Any, Self
 from uuid import UUID
@@ -19,10 +19,10 @@ from eventstore.backends import open_recorder
 from eventstore.codec import decode_event, erasure_maker, parse_event_id, prepare_events
 from eventstore.derived import DerivedVerbs
 from eventstore.errors import EventValidationError
-from eventstore.events import NewEvent, RecordedEvent, StreamPosition
+from eventstore.events import NewEvent, RecordedEvent
+from eventstore.log_reads import LogReads
 from eventstore.loop_lock import LoopSafeLock, Wakeups
 from eventstore.names import validate_actor, validate_stream, validate_tenant
-from eventstore.read_check import check_read
 from eventstore.read_models import ReadModels
 from eventstore.recorder import Recorder
 from eventstore.records import StoredEvent
@@ -47,7 +47,7 @@ class ErasureReceipt(BaseModel):
     residue: str | None = None
 
 
-class EventStore(DerivedVerbs):
+class EventStore(LogReads, DerivedVerbs):
     """An append-only, hash-chained event log for many tenants.
 
     Open it with :meth:`open` and use it as an async context manager::
@@ -231,133 +231,6 @@ class EventStore(DerivedVerbs):
             already_erased={UUID(k): v for k, v in outcome.already_erased.items()},
             residue=outcome.residue,
         )
-
-    # -- reading -----------------------------------------------------------------------------
-
-    async def read_stream(
-        self,
-        tenant_id: str,
-        stream_id: str,
-        *,
-        from_version: int = 1,
-        to_version: int | None = None,
-    ) -> list[RecordedEvent]:
-        """The events of one stream with ``from_version <= version <= to_version``."""
-        validate_tenant(tenant_id)
-        validate_stream(stream_id, allow_reserved=True)
-        await self.initialize()
-        stored = await self.recorder.read_stream(tenant_id, stream_id, from_version, to_version)
-        if self.verify_reads:
-            check_read(tenant_id, stored)
-        return [self._decode(event) for event in stored]
-
-    async def read_stream_watching(
-        self, tenant_id: str, stream_id: str, *, from_version: int = 1, watch: str
-    ) -> tuple[list[RecordedEvent], StreamPosition]:
-        """The events of a stream from ``from_version`` on, and the head of the stream
-        ``watch`` read no later than them, in one round trip (a catch-up that must notice
-        whether another stream, such as the erasure stream, has moved)."""
-        validate_tenant(tenant_id)
-        validate_stream(stream_id, allow_reserved=True)
-        validate_stream(watch, allow_reserved=True)
-        await self.initialize()
-        read = await self.recorder.read_stream_and_head(tenant_id, stream_id, from_version, watch)
-        stored, head = read
-        if self.verify_reads:
-            check_read(tenant_id, stored)
-        position = StreamPosition(
-            tenant_id=tenant_id, stream_id=watch, version=head.version, hash=head.hash.hex()
-        )
-        return [self._decode(event) for event in stored], position
-
-    async def read_log(
-        self,
-        tenant_id: str,
-        *,
-        after_position: int = 0,
-        to_position: int | None = None,
-        batch_size: int = 500,
-    ) -> AsyncIterator[RecordedEvent]:
-        """The tenant's events after ``after_position`` (up to ``to_position``), in order.
-
-        Reads in batches, so a log of any length streams in bounded memory.
-        """
-        cursor = after_position
-        while to_position is None or cursor < to_position:
-            batch = await self.read_batch(
-                tenant_id, after_position=cursor, limit=batch_size, to_position=to_position
-            )
-            for event in batch:
-                yield event
-            if len(batch) < batch_size:
-                return
-            cursor = batch[-1].position
-
-    async def read_batch(
-        self,
-        tenant_id: str,
-        *,
-        after_position: int = 0,
-        limit: int = 500,
-        to_position: int | None = None,
-    ) -> list[RecordedEvent]:
-        """Up to ``limit`` events of the tenant after ``after_position``, in position order."""
-        validate_tenant(tenant_id)
-        if limit < 1:
-            raise ValueError(f"limit must be at least 1, got {limit}")
-        await self.initialize()
-        stored = await self.recorder.read_log(tenant_id, after_position, limit, to_position)
-        if self.verify_reads:
-            check_read(tenant_id, stored)
-        return [self._decode(event) for event in stored]
-
-    async def read_events(
-        self, tenant_id: str, event_ids: Iterable[UUID | str]
-    ) -> list[RecordedEvent]:
-        """The tenant's events with these ids, in position order (unknown ids are left out)."""
-        validate_tenant(tenant_id)
-        ids = [parse_event_id(raw) for raw in event_ids]
-        await self.initialize()
-        stored = await self.recorder.read_events(tenant_id, ids)
-        if self.verify_reads:
-            check_read(tenant_id, stored, consecutive=False)
-        return [self._decode(event) for event in sorted(stored, key=lambda e: e.position)]
-
-    async def stream_head(self, tenant_id: str, stream_id: str) -> StreamPosition:
-        """The stream's last version (0 if it has no events) and that event's hash."""
-        validate_tenant(tenant_id)
-        validate_stream(stream_id, allow_reserved=True)
-        await self.initialize()
-        head = await self.recorder.stream_head(tenant_id, stream_id)
-        return StreamPosition(
-            tenant_id=tenant_id, stream_id=stream_id, version=head.version, hash=head.hash.hex()
-        )
-
-    async def tenant_position(self, tenant_id: str) -> int:
-        """The position of the tenant's last event (0 if it has none)."""
-        validate_tenant(tenant_id)
-        await self.initialize()
-        return (await self.recorder.log_state(tenant_id)).position
-
-    async def streams(self, tenant_id: str) -> list[StreamPosition]:
-        """Every stream of a tenant with its head, sorted by stream id."""
-        validate_tenant(tenant_id)
-        await self.initialize()
-        heads = (await self.recorder.log_state(tenant_id)).heads
-        return [
-            StreamPosition(
-                tenant_id=tenant_id,
-                stream_id=head.stream_id,
-                version=head.version,
-                hash=head.hash.hex(),
-            )
-            for _, head in sorted(heads.items())
-        ]
-
-    async def tenants(self) -> list[str]:
-        """Every tenant that has events (for operators; normal reads always name a tenant)."""
-        await self.initialize()
-        return await self.recorder.tenants()
 
     def subscribe(
         self,
