@@ -23,6 +23,7 @@ from projections.context.formats import from_messages
 from projections.context.messages import text_of
 from projections.errors import SummarizerError
 from projections.recall.search import RecallOptions
+from projections.summaries.server_errors import server_failure
 
 if TYPE_CHECKING:
     from projections.session_reads import SessionReads
@@ -57,6 +58,7 @@ class OpenAICompatibleAnswerer:
         from openai import AsyncOpenAI  # the openai package is needed only here
 
         self.model = model
+        self.base_url = base_url
         self._client = AsyncOpenAI(base_url=base_url, api_key=api_key, timeout=60, max_retries=2)
 
     async def answer(self, messages: list[dict[str, Any]]) -> str:
@@ -71,7 +73,9 @@ class OpenAICompatibleAnswerer:
                 max_tokens=300,
             )
         except openai.APIError as error:
-            raise SummarizerError(f"{type(error).__name__} from the answer model") from error
+            raise SummarizerError(
+                server_failure(error, self.base_url, "the answer model")
+            ) from error
         return str(response.choices[0].message.content or "")
 
 

@@ -18,6 +18,7 @@ from projections.context.formats import from_messages
 from projections.errors import SummarizerError, SummarizerUnavailableError
 from projections.summaries.model_output import draft_json_schema, summary_from_output
 from projections.summaries.schema_v2 import CompactionSummaryV2
+from projections.summaries.server_errors import server_failure
 from projections.summaries.summarizer import SummaryRequest, SummaryResult
 
 __all__ = ["OpenAICompatibleSummarizer", "SummarizerError", "SummarizerUnavailableError"]
@@ -60,6 +61,7 @@ class OpenAICompatibleSummarizer:
         from openai import AsyncOpenAI  # the openai package is needed only here
 
         self.model = model
+        self.base_url = base_url
         self._client = AsyncOpenAI(
             base_url=base_url, api_key=api_key, timeout=timeout, max_retries=max_retries
         )
@@ -95,7 +97,7 @@ class OpenAICompatibleSummarizer:
             )
         except openai.APIError as error:  # the service failed, not the summary
             raise SummarizerUnavailableError(
-                f"{type(error).__name__} from the summarizer server"
+                server_failure(error, self.base_url, "the summarizer server")
             ) from error
         usage = getattr(response, "usage", None)
         return SummaryResult(
