@@ -10,7 +10,7 @@ from eventstore.document_stats import StatChanges, stat_changes, without_rows
 from eventstore.ids import id_bytes, id_text
 from eventstore.recorder import Document, DocumentStats
 from eventstore.sql.sqlite.newest_matches import newest_matches, note_order, reset_order
-from eventstore.sql.sqlite.statements import statements
+from eventstore.sql.sqlite.statements import scope_clause, statements
 
 __all__ = [
     "commit_documents",
@@ -114,12 +114,6 @@ def _match(terms: Sequence[str]) -> str:
     return " OR ".join('"' + term.replace('"', '""') + '"' for term in dict.fromkeys(terms))
 
 
-def _scopes(scopes: Sequence[str] | None, alias: str = "d.") -> tuple[str, list[str]]:
-    if scopes is None:
-        return "", []
-    return f"AND {alias}scope IN ({','.join('?' * len(scopes))})", list(scopes)
-
-
 def search_documents(
     db: sqlite3.Connection,
     tenant_id: str,
@@ -141,7 +135,7 @@ def search_documents(
         return [_document(row) for row in walked]
     by_rows = _few_matches(db, match, tenant_id, name, scopes, limit)
     # The same rows either way: only the plan differs.
-    clause, scope_args = _scopes(scopes, alias="+" if by_rows else "")
+    clause, scope_args = scope_clause(scopes, alias="+" if by_rows else "")
     statement = (sql.search_by_rows if by_rows else sql.search).format(scopes=clause)
     rows = db.execute(statement, (match, tenant_id, name, bound, *scope_args, limit))
     return [_document(row) for row in rows]
@@ -162,7 +156,7 @@ def _few_matches(
     (matches,) = db.execute(statements().search_matches, (match, few + 1)).fetchone()
     if matches > few:
         return False
-    clause, scope_args = _scopes(scopes, alias="")
+    clause, scope_args = scope_clause(scopes, alias="")
     statement = statements().scope_stats.format(scopes=clause)
     (rows, _) = db.execute(statement, (tenant_id, name, *scope_args)).fetchone()
     return bool(matches * _WALK_PER_LOOKUP <= rows)
@@ -190,7 +184,7 @@ def document_stats(
     asked = list(dict.fromkeys(terms))
     if scopes is not None and not scopes:
         return DocumentStats(0, 0, dict.fromkeys(asked, 0))
-    clause, scope_args = _scopes(scopes, alias="")
+    clause, scope_args = scope_clause(scopes, alias="")
     bounds = (tenant_id, name, *scope_args)
     count, total = db.execute(sql.scope_stats.format(scopes=clause), bounds).fetchone()
     frequencies = dict.fromkeys(asked, 0)

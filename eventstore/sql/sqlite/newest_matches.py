@@ -32,7 +32,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from eventstore.recorder import Document
-from eventstore.sql.sqlite.statements import statements
+from eventstore.sql.sqlite.statements import scope_clause, statements
 
 __all__ = ["WINDOW", "newest_matches", "note_order", "reset_order"]
 
@@ -62,7 +62,7 @@ def newest_matches(
     sql = statements()
     nth = db.execute(sql.nth_newest_match, (match, first, last, WINDOW * limit - 1)).fetchone()
     start = first if nth is None else int(nth[0])  # None: the window holds every match
-    clause, scope_args = _scope_clause(scopes)
+    clause, scope_args = scope_clause(scopes, alias="d.")
     statement = sql.newest_matches.format(scopes=clause)
     arguments = (match, start, last, tenant_id, name, max_position, *scope_args, limit)
     rows = db.execute(statement, arguments).fetchall()
@@ -141,9 +141,3 @@ def _ends(
     first = db.execute(first_sql, where).fetchone()
     last = db.execute(last_sql, (*where, bound)).fetchone()
     return (int(first[0]), int(last[0])) if first and last else None
-
-
-def _scope_clause(scopes: Sequence[str] | None) -> tuple[str, list[str]]:
-    if scopes is None:
-        return "", []
-    return f"AND d.scope IN ({','.join('?' * len(scopes))})", list(scopes)
