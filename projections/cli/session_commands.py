@@ -87,7 +87,7 @@ def read_payload(source: IO[str], fmt: Format) -> Any:
 
 
 @cli.command("ingest")
-@click.argument("source", type=click.File("r", encoding="utf-8"))
+@click.argument("source", type=click.File("r", encoding="utf-8"), metavar="FILE")
 @click.option("--tenant", required=True, help=TENANT_HELP)
 @click.option("--session", "session_id", required=True, help=SESSION_HELP)
 @format_option
