@@ -6,6 +6,9 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 __all__ = ["Budget"]
 
+_DEFAULT_TOOL_RESERVE = 1000
+_DEFAULT_SAFETY_MARGIN = 500
+
 
 class Budget(BaseModel):
     """``usable = context_limit - max_output_tokens - tool_reserve - safety_margin``;
@@ -15,8 +18,8 @@ class Budget(BaseModel):
 
     context_limit: int = Field(gt=0)
     max_output_tokens: int = Field(ge=0)
-    tool_reserve: int = Field(default=1000, ge=0)
-    safety_margin: int = Field(default=500, ge=0)
+    tool_reserve: int = Field(default=_DEFAULT_TOOL_RESERVE, ge=0)
+    safety_margin: int = Field(default=_DEFAULT_SAFETY_MARGIN, ge=0)
     trigger_ratio: float = Field(default=0.8, gt=0, le=1)
 
     @model_validator(mode="after")
@@ -25,7 +28,10 @@ class Budget(BaseModel):
             raise ValueError(
                 f"the budget leaves no room for input: context_limit {self.context_limit} - "
                 f"max_output_tokens {self.max_output_tokens} - tool_reserve {self.tool_reserve}"
-                f" - safety_margin {self.safety_margin} = {self.usable}"
+                f" - safety_margin {self.safety_margin} = {self.usable}; raise context_limit "
+                f"or lower the others (tool_reserve and safety_margin default to "
+                f"{_DEFAULT_TOOL_RESERVE} and {_DEFAULT_SAFETY_MARGIN}: pass 0 to keep "
+                f"nothing back)"
             )
         return self
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -63,6 +64,12 @@ def test_budget_as_the_seed_defines_it() -> None:
     assert budget.usable == 128_000 - 4_000 - 1_000 - 500
     assert budget.need_compaction(int(0.8 * budget.usable) + 1)
     assert not budget.need_compaction(int(0.8 * budget.usable))
+
+
+def test_a_budget_without_room_names_the_defaults_it_kept_back() -> None:
+    with pytest.raises(ValueError, match=r"= -600; raise context_limit.*default to 1000 and 500"):
+        Budget(context_limit=1_000, max_output_tokens=100)
+    assert Budget(context_limit=1_000, max_output_tokens=100, tool_reserve=0).usable == 400
 
 
 @st.composite
