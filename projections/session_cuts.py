@@ -15,6 +15,7 @@ from eventstore import EventStore
 from projections.context.holes import RowsNotLoaded
 from projections.context.messages import Message
 from projections.context.tokens import TokenCounter
+from projections.errors import MessageValidationError
 from projections.projection import ReadModel
 from projections.read_model_runner import ReadModelRunner
 from projections.runner import ProjectionRunner
@@ -66,6 +67,13 @@ class SessionCuts:
     ) -> Cut:
         # A render reads few rows: it may start from a partial index (see ``_checked``).
         state = await self.ledger.sessions.current(self.tenant_id, self.session_id, partial=True)
+        if at_version is not None and at_version > state.version:
+            # Not "now": a version the log has not reached is a wrong session or a typo, and
+            # an audit asking what the model saw then must not be answered with today.
+            raise MessageValidationError(
+                f"session {self.session_id} is at version {state.version}: at_version "
+                f"{at_version} is after it (time travel reads versions 0 to {state.version})"
+            )
         version = at_version
         if at_position is not None or at_time is not None:
             version = state.version_at(position=at_position, time=at_time)

@@ -69,6 +69,18 @@ CASES: list[tuple[str, Callable[[Any], Any], type[LedgerError], str]] = [
     ),
     ("a negative k", lambda s: s.search("hi", k=-1), ConfigurationError, "k must be"),
     (
+        "a version after the head",
+        lambda s: s.render(BUDGET, at_version=3),
+        MessageValidationError,
+        r"session s is at version 2: at_version 3 is after it",
+    ),
+    (
+        "a search after the head",
+        lambda s: s.search("hi", at_version=99),
+        MessageValidationError,
+        "at_version 99 is after it",
+    ),
+    (
         "a number to read",
         lambda s: s.read_message(5),
         ConfigurationError,
