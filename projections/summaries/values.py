@@ -39,6 +39,12 @@ _CLOCK = r"(?:\d{1,2}(?::\d{2})?\s*[ap]\.?m\b\.?|\d{1,2}:\d{2})"
 _UNIT = (
     r"(?:[A-Za-z]{1,4}/[A-Za-z]{1,4}|(?!(?:st|nd|rd|th)\b)(?![A-Za-z]*[AEIOUYaeiouy])[A-Za-z]{1,5})"
 )
+_ACRONYM = r"[A-Z]{2,5}(?![a-z])"
+_CAPITALISED = r"[A-Z][a-z]+"
+_CAPS = rf"(?:{_ACRONYM}|{_CAPITALISED})"
+# The small number a name may end with ("Witcher 3", "Suite 436"): not a clock time, a
+# decimal, a range or a percentage.
+_SMALL_NUMBER = r"(?:\s\d{1,3}(?![\w:.,/%'’–-])(?!\s*(?:[ap]\.?m\b|[-–]|to\s+\d)))?"
 _PATTERNS: list[tuple[str, re.Pattern[str]]] = [
     *SPOKEN_PATTERNS,  # the longer spoken forms first ("5:30 in the evening" over "5:30")
     ("date", re.compile(r"(?<!\d)\d{4}[-/.]\d{1,2}[-/.]\d{1,2}(?!\d)")),
@@ -70,6 +76,18 @@ _PATTERNS: list[tuple[str, re.Pattern[str]]] = [
         ),
     ),
     ("id", re.compile(r"(?<![\w@.-])(?=[\w-]*[A-Za-z])(?=[\w-]*\d)\w+(?:-\w+)*(?![\w-])")),
+    # A name that holds an acronym ("AMC Mercado 20", "JFK Airport", "UCLA Medical Center"),
+    # read before the acronym alone is taken as a code: one that opens with the acronym, or
+    # one whose first word stands inside a sentence ("at Bay Area BART"), so that a sentence's
+    # first word is not taken with it ("The API", "From EWR").
+    (
+        "name",
+        re.compile(
+            rf"(?:(?<![\w.]){_ACRONYM}(?:\s+{_ACRONYM})*\s+{_CAPITALISED}"
+            rf"|(?<=[a-z,;] ){_CAPITALISED}(?:\s+{_CAPITALISED})*\s+[A-Z]{{3,5}}(?![a-z]))"
+            rf"(?:\s+{_CAPS})*{_SMALL_NUMBER}(?![A-Za-z])"
+        ),
+    ),
     ("code", re.compile(r"(?<![\w-])[A-Z]{3,6}(?![\w-])")),
     # A quantity with its unit ("1000 mg", "42 U/L", "1.25 kg"), not an ordinal ("21st").
     (
@@ -86,10 +104,7 @@ _PATTERNS: list[tuple[str, re.Pattern[str]]] = [
     # time, a decimal or a range).
     (
         "name",
-        re.compile(
-            r"(?<=[a-z,;] )[A-Z][a-z]{2,}"
-            r"(?:\s\d{1,3}(?![\w:.,/%'’–-])(?!\s*(?:[ap]\.?m\b|[-–]|to\s+\d)))?(?![\w'])"
-        ),
+        re.compile(rf"(?<=[a-z,;] )[A-Z][a-z]{{2,}}{_SMALL_NUMBER}(?![\w'])"),
     ),
     # A range of numbers ("numbers 1-20", "pages 10–12").
     ("number", re.compile(r"(?<![\w.,:/-])\d{1,4}\s?[-–]\s?\d{1,4}(?![\w.,:/-]*\d)")),

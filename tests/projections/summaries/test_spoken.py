@@ -62,6 +62,9 @@ COUNT = TiktokenCounter().count_text
         ("For my Type 2 Diabetes, I take it daily", "name", "Type 2 Diabetes"),
         ("I finished Witcher 3 last week", "name", "Witcher 3"),
         ("the office at Suite 436 downstairs", "name", "Suite 436"),
+        ("a movie at AMC Mercado 20 around 9 pm", "name", "AMC Mercado 20"),
+        ("a cab to JFK Airport, please", "name", "JFK Airport"),
+        ("an appointment at UCLA Medical Center", "name", "UCLA Medical Center"),
     ],
 )
 def test_spoken_values_are_found_whole(text: str, kind: str, value: str) -> None:
@@ -92,6 +95,15 @@ def test_a_name_takes_a_small_number_not_a_time_or_a_decimal() -> None:
     ):
         names = [v for k, v, _ in text_values(text) if k == "name"]
         assert names == [name], (text, names)
+
+
+def test_an_acronym_alone_stays_a_code() -> None:
+    found = [(k, v) for k, v, _ in text_values("the code is ABCD, fly to NYC at 9 pm")]
+    assert ("code", "ABCD") in found, found
+    assert ("code", "NYC") in found, found
+    # a sentence's first word is not a name's: "The API", "From EWR" keep the code alone
+    found = [(k, v) for k, v, _ in text_values("The API is down. From EWR to JFK, then.")]
+    assert found == [("code", "API"), ("code", "EWR"), ("code", "JFK")], found
 
 
 def test_pronouns_and_card_digits_are_not_dates() -> None:
