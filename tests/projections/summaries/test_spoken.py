@@ -62,6 +62,9 @@ COUNT = TiktokenCounter().count_text
         ("For my Type 2 Diabetes, I take it daily", "name", "Type 2 Diabetes"),
         ("I finished Witcher 3 last week", "name", "Witcher 3"),
         ("the office at Suite 436 downstairs", "name", "Suite 436"),
+        ("departing 04/15/2024, back on the 22nd", "date", "04/15/2024"),
+        ("on 15.04.24 we fly", "date", "15.04.24"),
+        ("due 12-10-2023 at the latest", "date", "12-10-2023"),
         ("a movie at AMC Mercado 20 around 9 pm", "name", "AMC Mercado 20"),
         ("a cab to JFK Airport, please", "name", "JFK Airport"),
         ("an appointment at UCLA Medical Center", "name", "UCLA Medical Center"),
@@ -95,6 +98,13 @@ def test_a_name_takes_a_small_number_not_a_time_or_a_decimal() -> None:
     ):
         names = [v for k, v, _ in text_values(text) if k == "name"]
         assert names == [name], (text, names)
+
+
+def test_a_date_in_digits_keeps_one_separator_and_a_year() -> None:
+    # a version, a score and a ratio are not dates
+    for text in ("we run Python 3.11.2", "it ended 1-2-3", "on 3/14 at 5", "10.0.19041"):
+        kinds = [k for k, _, _ in text_values(text)]
+        assert "date" not in kinds, (text, kinds)
 
 
 def test_an_acronym_alone_stays_a_code() -> None:
