@@ -34,8 +34,9 @@ from projections.session.events import (
     SummaryRejected,
     SummaryRolledBack,
 )
+from projections.session.marks import Mask, Unreadable
 from projections.session.partial import decode_partial, partial_parts
-from projections.session.state import Mask, SessionState, Unreadable
+from projections.session.state import SessionState
 from projections.summaries.chain import CommittedSummary
 from projections.summaries.schema_v2 import CompactionSummaryV2
 

@@ -20,7 +20,8 @@ import orjson
 
 from projections.context.grouping import ProtocolIssue
 from projections.session.columns import packed_bytes, unpacked
-from projections.session.state import Mask, SessionState, Unreadable
+from projections.session.marks import Mask, Unreadable
+from projections.session.state import SessionState
 
 __all__ = [
     "COLUMN_NAMES",

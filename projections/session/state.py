@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from array import array
 from collections.abc import Callable, Iterable, Mapping, MutableMapping
-from dataclasses import InitVar, asdict, dataclass, field, replace
+from dataclasses import InitVar, dataclass, field, replace
 from datetime import datetime
 from typing import Any
 
@@ -24,40 +24,10 @@ from projections.session.columns import (
     microseconds,
     packed_ints,
 )
+from projections.session.marks import Mask, Unreadable
 from projections.summaries.chain import CommittedSummary, SummaryChain
 
 __all__ = ["Cut", "Mask", "SessionState", "Unreadable"]
-
-
-@dataclass(frozen=True)
-class Mask:
-    """A tool result served as a digest from stream version ``version`` on (``ResultsMasked``):
-    ``text`` in place of the content, ``tokens`` in place of the result's, ``saved`` fewer."""
-
-    message_id: str
-    version: int
-    text: str
-    tokens: int
-    saved: int
-
-    def as_dict(self) -> dict[str, Any]:
-        """The mask as JSON-ready data (snapshots)."""
-        return asdict(self)
-
-
-@dataclass(frozen=True)
-class Unreadable:
-    """A stored event of a session type whose data does not validate (an older or foreign
-    writer): where it is and why; the fold skipped it."""
-
-    version: int
-    position: int
-    type: str
-    reason: str
-
-    def as_dict(self) -> dict[str, Any]:
-        """The figures, for manifests and the CLI."""
-        return asdict(self)
 
 
 @dataclass
