@@ -60,7 +60,10 @@ _PATTERNS: list[tuple[str, re.Pattern[str]]] = [
     ),
     (
         "time",
-        re.compile(r"(?i)(?<!\d)\d{1,2}:\d{2}(?:\s*[ap]\.?m\.?)?(?!\d)|\b\d{1,2}\s*[ap]\.?m\b"),
+        re.compile(
+            r"(?i)(?<![\d.])\d{1,2}:\d{2}(?:\s*[ap]\.?m\.?)?(?!\d)"
+            r"|(?<![\d.])\d{1,2}\.\d{2}\s*[ap]\.?m\b|(?<![\d.])\b\d{1,2}\s*[ap]\.?m\b"
+        ),
     ),
     ("time", re.compile(r"(?<!\d)\d{1,2}\s*点(?:半|\s*\d{1,2}\s*分)?")),
     (
@@ -68,13 +71,15 @@ _PATTERNS: list[tuple[str, re.Pattern[str]]] = [
         re.compile(
             r"(?i)[$€£¥]\s?\d(?:[\d,]*\d)?(?:\.\d+)?|\b\d(?:[\d,]*\d)?(?:\.\d+)?\s?(?:usd|eur|gbp|cny|rmb|"
             r"dollars?|euros?|元|块|%|percent)(?![a-z])"
+            r"|\b(?:USD|EUR|GBP|CNY|RMB)\s?\d(?:[\d,]*\d)?(?:\.\d+)?(?![\w.,]*\d)"
         ),
     ),
     (
         "count",
         re.compile(
             r"(?i)(?<![\w.,])\d+(?:,\d{3})*\s+(?:bags?|baggages?|suitcases?|passengers?|people|adults?|"
-            r"children|kids|tickets?|nights?|days?|hours?|minutes?|seats?|rooms?|items?)\b"
+            r"children|kids|tickets?|nights?|days?|weeks?|months?|years?|hours?|minutes?|seats?|"
+            r"rooms?|items?)\b"
         ),
     ),
     ("id", re.compile(r"(?<![\w@.-])(?=[\w-]*[A-Za-z])(?=[\w-]*\d)\w+(?:-\w+)*(?![\w-])")),

@@ -62,6 +62,9 @@ COUNT = TiktokenCounter().count_text
         ("For my Type 2 Diabetes, I take it daily", "name", "Type 2 Diabetes"),
         ("I finished Witcher 3 last week", "name", "Witcher 3"),
         ("the office at Suite 436 downstairs", "name", "Suite 436"),
+        ("dinner at 7.30pm works", "time", "7.30pm"),
+        ("the total was EUR 120 in cash", "amount", "EUR 120"),
+        ("I'm 34 years old", "count", "34 years"),
         ("departing 04/15/2024, back on the 22nd", "date", "04/15/2024"),
         ("on 15.04.24 we fly", "date", "15.04.24"),
         ("due 12-10-2023 at the latest", "date", "12-10-2023"),
@@ -98,6 +101,14 @@ def test_a_name_takes_a_small_number_not_a_time_or_a_decimal() -> None:
     ):
         names = [v for k, v, _ in text_values(text) if k == "name"]
         assert names == [name], (text, names)
+
+
+def test_a_clock_time_is_never_cut_after_its_dot() -> None:
+    # "7.30pm" was read as the time "30pm"
+    values = [v for _, v, _ in text_values("at 7.30pm or 8.15 am, not 1.5pm")]
+    assert "7.30pm" in values, values
+    assert "8.15 am" in values, values
+    assert not {"30pm", "15 am", "5pm"} & set(values), values
 
 
 def test_a_date_in_digits_keeps_one_separator_and_a_year() -> None:
