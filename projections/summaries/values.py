@@ -37,7 +37,8 @@ _CLOCK = r"(?:\d{1,2}(?::\d{2})?\s*[ap]\.?m\b\.?|\d{1,2}:\d{2})"
 # A unit after a number, by its form, not from a list: a symbol without vowels ("mg", "km",
 # "lbs", "GB", "kWh", "mmHg") or a ratio of symbols ("U/L", "mg/dL", "km/h").
 _UNIT = (
-    r"(?:[A-Za-z]{1,4}/[A-Za-z]{1,4}|(?!(?:st|nd|rd|th)\b)(?![A-Za-z]*[AEIOUYaeiouy])[A-Za-z]{1,5})"
+    r"(?:[A-Za-z]{1,4}/[A-Za-z]{1,4}"
+    r"|(?!(?:st|nd|rd|th|x)\b)(?![A-Za-z]*[AEIOUYaeiouy])[A-Za-z]{1,5})"
 )
 _ACRONYM = r"[A-Z]{2,5}(?![a-z])"
 _CAPITALISED = r"[A-Z][a-z]+"
@@ -69,7 +70,7 @@ _PATTERNS: list[tuple[str, re.Pattern[str]]] = [
     (
         "amount",
         re.compile(
-            r"(?i)[$€£¥]\s?\d(?:[\d,]*\d)?(?:\.\d+)?|\b\d(?:[\d,]*\d)?(?:\.\d+)?\s?(?:usd|eur|gbp|cny|rmb|"
+            r"(?i)[$€£¥]\s?\d(?:[\d,]*\d)?(?:\.\d+)?(?:[kmb]n?(?![a-z]))?|\b\d(?:[\d,]*\d)?(?:\.\d+)?\s?(?:usd|eur|gbp|cny|rmb|"
             r"dollars?|euros?|元|块|%|percent)(?![a-z])"
             r"|\b(?:USD|EUR|GBP|CNY|RMB)\s?\d(?:[\d,]*\d)?(?:\.\d+)?(?![\w.,]*\d)"
         ),
@@ -80,6 +81,15 @@ _PATTERNS: list[tuple[str, re.Pattern[str]]] = [
             r"(?i)(?<![\w.,])\d+(?:,\d{3})*\s+(?:bags?|baggages?|suitcases?|passengers?|people|adults?|"
             r"children|kids|tickets?|nights?|days?|weeks?|months?|years?|hours?|minutes?|seats?|"
             r"rooms?|items?)\b"
+        ),
+    ),
+    # A street address: a house number, not a year, before capitalised words in a row
+    # ("1600 Amphitheatre Parkway", "221B Baker Street").
+    (
+        "name",
+        re.compile(
+            r"(?<![\w.,:/$€£¥-])(?!(?:19|20)\d\d\b)\d{1,5}[A-Z]?\s+[A-Z][a-z]+(?:\s+[A-Z][a-z]+)+"
+            r"(?![A-Za-z])"
         ),
     ),
     ("id", re.compile(r"(?<![\w@.-])(?=[\w-]*[A-Za-z])(?=[\w-]*\d)\w+(?:-\w+)*(?![\w-])")),

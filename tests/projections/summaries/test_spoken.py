@@ -63,6 +63,9 @@ COUNT = TiktokenCounter().count_text
         ("I finished Witcher 3 last week", "name", "Witcher 3"),
         ("the office at Suite 436 downstairs", "name", "Suite 436"),
         ("dinner at 7.30pm works", "time", "7.30pm"),
+        ("a $1.2M budget", "amount", "$1.2M"),
+        ("ship it to 1600 Amphitheatre Parkway", "name", "1600 Amphitheatre Parkway"),
+        ("we stay at 221B Baker Street", "name", "221B Baker Street"),
         ("the total was EUR 120 in cash", "amount", "EUR 120"),
         ("I'm 34 years old", "count", "34 years"),
         ("departing 04/15/2024, back on the 22nd", "date", "04/15/2024"),
@@ -109,6 +112,12 @@ def test_a_clock_time_is_never_cut_after_its_dot() -> None:
     assert "7.30pm" in values, values
     assert "8.15 am" in values, values
     assert not {"30pm", "15 am", "5pm"} & set(values), values
+
+
+def test_a_multiplier_is_not_a_unit_and_a_year_is_not_a_house_number() -> None:
+    found = [(k, v) for k, v, _ in text_values("2 x 500ml bottles; in 2019 New York was busy")]
+    assert ("quantity", "2 x") not in found, found
+    assert ("name", "New York") in found, found
 
 
 def test_a_date_in_digits_keeps_one_separator_and_a_year() -> None:
