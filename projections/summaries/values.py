@@ -23,117 +23,12 @@ from typing import Any, NamedTuple
 
 from projections.context.messages import Message, text_of
 from projections.secrets.prefilter import Prefilter, requirement
-from projections.summaries.spoken import SPOKEN_NAMES, SPOKEN_PATTERNS
+from projections.summaries.value_patterns import VALUE_PATTERNS
 from projections.text_caches import remembered
 
 __all__ = ["ValueCandidate", "json_scalars", "text_values", "value_candidates"]
 
-_MONTH = (
-    r"(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|"
-    r"sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)"
-)
-_HOUR = r"\d{1,2}(?::\d{2})?(?:\s*[ap]\.?m\b\.?)?"
-_CLOCK = r"(?:\d{1,2}(?::\d{2})?\s*[ap]\.?m\b\.?|\d{1,2}:\d{2})"
-# A unit after a number, by its form, not from a list: a symbol without vowels ("mg", "km",
-# "lbs", "GB", "kWh", "mmHg") or a ratio of symbols ("U/L", "mg/dL", "km/h").
-_UNIT = (
-    r"(?:[A-Za-z]{1,4}/[A-Za-z]{1,4}"
-    r"|(?!(?:st|nd|rd|th|x)\b)(?![A-Za-z]*[AEIOUYaeiouy])[A-Za-z]{1,5})"
-)
-_ACRONYM = r"[A-Z]{2,5}(?![a-z])"
-_CAPITALISED = r"[A-Z][a-z]+"
-_CAPS = rf"(?:{_ACRONYM}|{_CAPITALISED})"
-# The small number a name may end with ("Witcher 3", "Suite 436"): not a clock time, a
-# decimal, a range or a percentage.
-_SMALL_NUMBER = r"(?:\s\d{1,3}(?![\w:.,/%'’–-])(?!\s*(?:[ap]\.?m\b|[-–]|to\s+\d)))?"
-_PATTERNS: list[tuple[str, re.Pattern[str]]] = [
-    *SPOKEN_PATTERNS,  # the longer spoken forms first ("5:30 in the evening" over "5:30")
-    ("date", re.compile(r"(?<!\d)\d{4}[-/.]\d{1,2}[-/.]\d{1,2}(?!\d)")),
-    # A date in digits with the year last ("04/15/2024", "15.04.24"), one separator throughout.
-    ("date", re.compile(r"(?<![\w/.-])\d{1,2}([/.-])\d{1,2}\1(?:\d{4}|\d{2})(?![\w/.-]*\d)")),
-    ("date", re.compile(r"(?:\d{4}\s*年\s*)?\d{1,2}\s*月\s*\d{1,2}\s*[日号]")),
-    ("date", re.compile(rf"(?i)\b{_MONTH}\.?\s+\d{{1,2}}(?:st|nd|rd|th)?(?:,?\s+\d{{4}})?\b")),
-    ("date", re.compile(rf"(?i)\b\d{{1,2}}(?:st|nd|rd|th)?\s+{_MONTH}\b\.?(?:,?\s+\d{{4}})?")),
-    # A range of clock times is one value ("10 AM - 12 PM", "9:00 to 17:30", "10-11 am").
-    (
-        "time",
-        re.compile(rf"(?i)(?<![\w:]){_HOUR}\s*(?:[-–—]|to|until)\s*{_CLOCK}(?![\w:])"),
-    ),
-    (
-        "time",
-        re.compile(
-            r"(?i)(?<![\d.])\d{1,2}:\d{2}(?:\s*[ap]\.?m\.?)?(?!\d)"
-            r"|(?<![\d.])\d{1,2}\.\d{2}\s*[ap]\.?m\b|(?<![\d.])\b\d{1,2}\s*[ap]\.?m\b"
-        ),
-    ),
-    ("time", re.compile(r"(?<!\d)\d{1,2}\s*点(?:半|\s*\d{1,2}\s*分)?")),
-    (
-        "amount",
-        re.compile(
-            r"(?i)[$€£¥]\s?\d(?:[\d,]*\d)?(?:\.\d+)?(?:[kmb]n?(?![a-z]))?|\b\d(?:[\d,]*\d)?(?:\.\d+)?\s?(?:usd|eur|gbp|cny|rmb|"
-            r"dollars?|euros?|元|块|%|percent)(?![a-z])"
-            r"|\b(?:USD|EUR|GBP|CNY|RMB)\s?\d(?:[\d,]*\d)?(?:\.\d+)?(?![\w.,]*\d)"
-        ),
-    ),
-    (
-        "count",
-        re.compile(
-            r"(?i)(?<![\w.,])\d+(?:,\d{3})*\s+(?:bags?|baggages?|suitcases?|passengers?|people|adults?|"
-            r"children|kids|tickets?|nights?|days?|weeks?|months?|years?|hours?|minutes?|seats?|"
-            r"rooms?|items?)\b"
-        ),
-    ),
-    # A street address: a house number, not a year, before capitalised words in a row
-    # ("1600 Amphitheatre Parkway", "221B Baker Street").
-    (
-        "name",
-        re.compile(
-            r"(?<![\w.,:/$€£¥-])(?!(?:19|20)\d\d\b)\d{1,5}[A-Z]?\s+[A-Z][a-z]+(?:\s+[A-Z][a-z]+)+"
-            r"(?![A-Za-z])"
-        ),
-    ),
-    ("id", re.compile(r"(?<![\w@.-])(?=[\w-]*[A-Za-z])(?=[\w-]*\d)\w+(?:-\w+)*(?![\w-])")),
-    # A name that holds an acronym ("AMC Mercado 20", "JFK Airport", "UCLA Medical Center"),
-    # read before the acronym alone is taken as a code: one that opens with the acronym, or
-    # one whose first word stands inside a sentence ("at Bay Area BART"), so that a sentence's
-    # first word is not taken with it ("The API", "From EWR").
-    (
-        "name",
-        re.compile(
-            rf"(?:(?<![\w.]){_ACRONYM}(?:\s+{_ACRONYM})*\s+{_CAPITALISED}"
-            rf"|(?<=[a-z,;] ){_CAPITALISED}(?:\s+{_CAPITALISED})*\s+[A-Z]{{3,5}}(?![a-z]))"
-            rf"(?:\s+{_CAPS})*{_SMALL_NUMBER}(?![A-Za-z])"
-        ),
-    ),
-    ("code", re.compile(r"(?<![\w-])[A-Z]{3,6}(?![\w-])")),
-    # A quantity with its unit ("1000 mg", "42 U/L", "1.25 kg"), not an ordinal ("21st").
-    (
-        "quantity",
-        re.compile(rf"(?<![\w.,:/])\d+(?:[.,]\d+)*\s?{_UNIT}(?![\w/])"),
-    ),
-    *SPOKEN_NAMES,
-    # Capitalised words in a row, a small number among them: "Type 2 Diabetes".
-    ("name", re.compile(r"(?<![\w.])[A-Z][a-z]+(?:\s+(?:\d{1,3}\s+)?[A-Z][a-z]+)+(?![A-Za-z])")),
-    # A word with inner capitals, wherever it stands: a name ("OncoPharm", "iPhone").
-    ("name", re.compile(r"(?<![\w.])(?:[A-Z][a-z]+|[a-z]{1,2})(?:[A-Z][a-z]+)+(?![\w'])")),
-    # A single capitalised word inside a sentence (not after its end): a name, usually; with
-    # the small number that follows it, if one does ("Witcher 3", "Suite 436"; not a clock
-    # time, a decimal or a range).
-    (
-        "name",
-        re.compile(rf"(?<=[a-z,;] )[A-Z][a-z]{{2,}}{_SMALL_NUMBER}(?![\w'])"),
-    ),
-    # A range of numbers ("numbers 1-20", "pages 10–12").
-    ("number", re.compile(r"(?<![\w.,:/-])\d{1,4}\s?[-–]\s?\d{1,4}(?![\w.,:/-]*\d)")),
-    # A number with decimals ("1.8", "0.25"), a reading or ratio of two numbers ("138/85").
-    ("number", re.compile(r"(?<![\w.,:/])\d+(?:\.\d+|/\d+)(?![\w.,:/]*\d)")),
-    # A bare number of three digits or more ("2,500" too), not a piece of a time or code
-    # ("15:00", "05").
-    (
-        "number",
-        re.compile(r"(?<![\w.,:])(?:[1-9]\d{0,2}(?:,\d{3})+|[1-9]\d{2,})(?:\.\d+)?(?![\w.,:]*\d)"),
-    ),
-]
+_PATTERNS = VALUE_PATTERNS
 _NEEDS = Prefilter([requirement(pattern) for _, pattern in _PATTERNS])
 _COMMON_CAPS = {"THE", "AND", "FOR", "YOU", "NOT", "ARE", "THIS", "THAT", "WITH", "OKAY", "STOP"}
 _KIND_BONUS = {
