@@ -58,7 +58,11 @@ class Extracted:
 def meaning_key(role: str, clause: str) -> str:
     """A key for a fact from its content terms (``user.insurance.want``): the same statement
     gets the same key, so a newer one supersedes it."""
-    words = [t for t in sorted(terms(clause), key=clause.lower().find) if not t[0].isdigit()]
+    lowered = clause.lower()
+    # In the order the clause says them; two terms found at one place ("bag" in "baggage")
+    # in their own order, never the set's (which moves with the hash seed).
+    ordered = sorted(terms(clause), key=lambda term: (lowered.find(term), term))
+    words = [t for t in ordered if not t[0].isdigit()]
     return ".".join([role, *words[:3]]) if words else f"{role}.statement"
 
 
