@@ -23,6 +23,7 @@ from typing import Any, NamedTuple
 
 from projections.context.messages import Message, text_of
 from projections.secrets.prefilter import Prefilter, requirement
+from projections.summaries.echoes import NameMatcher, name_like
 from projections.summaries.value_patterns import VALUE_PATTERNS
 from projections.text_caches import remembered
 
@@ -240,7 +241,47 @@ def value_candidates(messages: Sequence[Message], versions: Sequence[int]) -> li
             best = found.get(value)
             if best is None or score > best.score:
                 found[value] = ValueCandidate(key, value, version, path, kind, score)
+    _add_said_by_name(messages, versions, later, found)
     return list(found.values())
+
+
+def _add_said_by_name(
+    messages: Sequence[Message],
+    versions: Sequence[int],
+    later: _Later,
+    found: dict[str, ValueCandidate],
+) -> None:
+    """The user's own words for a name another turn spells so the patterns read it
+    (:mod:`projections.summaries.echoes`): "los angeles" when the assistant says "Los
+    Angeles"."""
+    names = tuple(
+        sorted(c.value for c in found.values() if c.kind in _NAMED and name_like(c.value))
+    )
+    if not names:
+        return
+    matcher = _matcher(names)
+    for index, (message, version) in enumerate(zip(messages, versions, strict=True)):
+        if message.role != "user":
+            continue
+        text = text_of(message)
+        for span, start in matcher.mentions(text):
+            score = _ORIGIN["user"] + _KIND_BONUS["name"]
+            score += 2.0 if later.used_after(span, index) else 0.0
+            best = found.get(span)
+            if best is None or score > best.score:
+                label = _label(text, start, "name")
+                found[span] = ValueCandidate(label, span, version, None, "name", score)
+
+
+_NAMED = ("name", "json")
+
+
+# Rolling compaction reads the same names again at every roll; the names are text, so the
+# cache is emptied with the other text caches when an erasure is seen.
+@remembered
+@lru_cache(maxsize=256)
+def _matcher(names: tuple[str, ...]) -> NameMatcher:
+    return NameMatcher(names)
 
 
 def _message_candidates(message: Message, calls: dict[str, str]) -> tuple[_Base, ...]:
