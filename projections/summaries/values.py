@@ -29,8 +29,7 @@ from projections.text_caches import remembered
 
 __all__ = ["ValueCandidate", "json_scalars", "text_values", "value_candidates"]
 
-_PATTERNS = VALUE_PATTERNS
-_NEEDS = Prefilter([requirement(pattern) for _, pattern in _PATTERNS])
+_NEEDS = Prefilter([requirement(pattern) for _, pattern in VALUE_PATTERNS])
 _COMMON_CAPS = {"THE", "AND", "FOR", "YOU", "NOT", "ARE", "THIS", "THAT", "WITH", "OKAY", "STOP"}
 _KIND_BONUS = {
     "id": 3.0,
@@ -46,6 +45,7 @@ _KIND_BONUS = {
     "json": 0.0,
 }
 _ORIGIN = {"user": 10.0, "call": 8.0, "assistant": 4.0, "tool": 3.0}
+_REUSED_BONUS = 2.0  # a value a later turn uses again (docs/quality.md)
 _KEY_IMPORTANT = re.compile(
     r"(?i)(?:^|[._\[])(?:id|\w+_id|number|code|date|dob|name|first_name|last_name|email|"
     r"reservations?|payment_methods?|"
@@ -95,7 +95,7 @@ def text_values(text: str) -> tuple[tuple[str, str, int], ...]:
 def _typed_values(text: str) -> Iterator[tuple[str, str, int]]:
     taken = bytearray(len(text))  # 1 where a value was taken: one C scan per overlap check
     for index in _NEEDS.admitted(text, text.lower()):  # a pattern whose literals it lacks: out
-        kind, pattern = _PATTERNS[index]
+        kind, pattern = VALUE_PATTERNS[index]
         for match in pattern.finditer(text):
             start, end = match.span()
             if taken.find(1, start, end) != -1:
@@ -218,7 +218,7 @@ def _text_candidates(text: str, origin: str, fallback: str) -> list[_Base]:
     # A value a later turn uses again (a call's arguments, the assistant, the user repeating
     # it) is one the conversation depends on, whoever said it first (docs/quality.md); a
     # call's own arguments are what later turns use, and score by their key path instead.
-    bonus = 0.0 if origin == "call" else 2.0
+    bonus = 0.0 if origin == "call" else _REUSED_BONUS
     return [
         _Base(
             _label(text, start, fallback or kind), value, None, kind,
@@ -235,42 +235,56 @@ def value_candidates(messages: Sequence[Message], versions: Sequence[int]) -> li
     later = _Later(messages)
     found: dict[str, ValueCandidate] = {}
     for index, (message, version) in enumerate(zip(messages, versions, strict=True)):
-        for key, value, path, kind, score, bonus in _message_candidates(message, calls):
-            if bonus and later.used_after(value, index):
-                score += bonus
-            best = found.get(value)
-            if best is None or score > best.score:
-                found[value] = ValueCandidate(key, value, version, path, kind, score)
-    _add_said_by_name(messages, versions, later, found)
+        for base in _message_candidates(message, calls):
+            _keep(found, base, version, later, index)
+    for index, base in _said_by_name(messages, found):
+        _keep(found, base, versions[index], later, index)
     return list(found.values())
 
 
-def _add_said_by_name(
-    messages: Sequence[Message],
-    versions: Sequence[int],
-    later: _Later,
-    found: dict[str, ValueCandidate],
+def _keep(
+    found: dict[str, ValueCandidate], base: _Base, version: int, later: _Later, index: int
 ) -> None:
+    """``base`` (of message ``index``) as its value's candidate when it scores best so far,
+    with its bonus when a later turn uses the value again."""
+    score = base.score
+    if base.bonus and later.used_after(base.value, index):
+        score += base.bonus
+    best = found.get(base.value)
+    if best is None or score > best.score:
+        found[base.value] = ValueCandidate(
+            base.key, base.value, version, base.path, base.kind, score
+        )
+
+
+def _said_by_name(
+    messages: Sequence[Message], found: dict[str, ValueCandidate]
+) -> Iterator[tuple[int, _Base]]:
     """The user's own words for a name another turn spells so the patterns read it
     (:mod:`projections.summaries.echoes`): "los angeles" when the assistant says "Los
-    Angeles"."""
+    Angeles". Only names some user turn says, in some letter case, go into the matcher; a
+    chunk without a user turn (masking reads one tool result at a time) costs nothing."""
+    users = [(index, text_of(m)) for index, m in enumerate(messages) if m.role == "user"]
+    if not users:
+        return
+    said = " ".join(" ".join(text for _, text in users).lower().split())
     names = tuple(
-        sorted(c.value for c in found.values() if c.kind in _NAMED and name_like(c.value))
+        sorted(
+            c.value
+            for c in found.values()
+            if c.kind in _NAMED and name_like(c.value) and " ".join(c.value.lower().split()) in said
+        )
     )
     if not names:
         return
     matcher = _matcher(names)
-    for index, (message, version) in enumerate(zip(messages, versions, strict=True)):
-        if message.role != "user":
-            continue
-        text = text_of(message)
+    score = _ORIGIN["user"] + _KIND_BONUS["name"]
+    for index, text in users:
         for span, start in matcher.mentions(text):
-            score = _ORIGIN["user"] + _KIND_BONUS["name"]
-            score += 2.0 if later.used_after(span, index) else 0.0
-            best = found.get(span)
-            if best is None or score > best.score:
-                label = _label(text, start, "name")
-                found[span] = ValueCandidate(label, span, version, None, "name", score)
+            yield (
+                index,
+                _Base(_label(text, start, "name"), span, None, "name", score, _REUSED_BONUS),
+            )
 
 
 _NAMED = ("name", "json")

@@ -1,6 +1,6 @@
 """Every in-process cache of message text is emptied by an erasure: after a compaction has
-filled them (values, counts, the last summary block, key paths, stems, cleaned inputs,
-verdicts), erasing one message leaves none of them holding text."""
+filled them (values, counts, the last summary block, key paths, stems, names the user
+said, cleaned inputs, verdicts), erasing one message leaves none of them holding text."""
 
 from __future__ import annotations
 
@@ -26,6 +26,7 @@ def sizes() -> dict[str, int]:
         "turn candidates": values._turn_candidates.cache_info().currsize,
         "key paths": block_v2._path_key.cache_info().currsize,
         "stems": terms._stem.cache_info().currsize,
+        "names said": values._matcher.cache_info().currsize,
         "last block": int(block_v2._LAST.entry is not None),
     }
 
@@ -44,6 +45,9 @@ async def test_an_erasure_empties_every_cache_of_text(tmp_path: Path) -> None:
         rows[1:1] = [
             {"id": "a0", "role": "assistant", "tool_calls": [call]},
             {"id": "t0", "role": "tool", "tool_call_id": "c1", "content": result},
+            # a name the user types in lower case and the assistant spells (echoes.py)
+            {"id": "u0", "role": "user", "content": "we land in new york at noon"},
+            {"id": "r0", "role": "assistant", "content": "Noted, you land in New York at noon."},
         ]
         await session.append(rows)
         outcome = await session.compact(BUDGET, keep_groups=2)

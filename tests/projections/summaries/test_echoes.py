@@ -7,6 +7,7 @@ from eventstore import EventStore
 from projections.context.budget import Budget
 from projections.context.messages import Message
 from projections.ledger import Ledger
+from projections.summaries import values
 from projections.summaries.echoes import NameMatcher, name_like
 from projections.summaries.values import value_candidates
 
@@ -31,6 +32,14 @@ def test_a_one_word_name_is_matched_only_as_written() -> None:
     assert "mark" not in found  # "mark it as done" is no name
     mentions = list(NameMatcher(["Delta", "New York"]).mentions("a delta of 3, new  york, Delta"))
     assert mentions == [("new  york", 14), ("Delta", 25)]
+
+
+def test_a_chunk_without_a_user_turn_builds_no_matcher() -> None:
+    # masking reads one tool result at a time: nothing the user said to look for
+    values._matcher.cache_clear()
+    result = Message(id="t1", role="tool", tool_call_id="c1", content='{"city": "Los Angeles"}')
+    assert "Los Angeles" in {c.value for c in value_candidates([result], [1])}
+    assert values._matcher.cache_info().currsize == 0
 
 
 def test_what_reads_as_a_name() -> None:
