@@ -16,6 +16,7 @@ from eventstore.events import RecordedEvent, StreamPosition
 from eventstore.names import validate_stream, validate_tenant
 from eventstore.read_check import check_read
 from eventstore.recorder import Recorder
+from eventstore.records import StoredEvent, StreamHead
 from eventstore.registry import EventTypeRegistry
 
 __all__ = ["LogReads"]
@@ -56,9 +57,7 @@ class LogReads:
         validate_stream(stream_id, allow_reserved=True)
         await self.initialize()
         stored = await self.recorder.read_stream(tenant_id, stream_id, from_version, to_version)
-        if self.verify_reads:
-            check_read(tenant_id, stored)
-        return [decode_event(self.registry, event) for event in stored]
+        return _checked(self, tenant_id, stored)
 
     async def read_stream_watching(
         self: _Reading, tenant_id: str, stream_id: str, *, from_version: int = 1, watch: str
@@ -70,14 +69,10 @@ class LogReads:
         validate_stream(stream_id, allow_reserved=True)
         validate_stream(watch, allow_reserved=True)
         await self.initialize()
-        read = await self.recorder.read_stream_and_head(tenant_id, stream_id, from_version, watch)
-        stored, head = read
-        if self.verify_reads:
-            check_read(tenant_id, stored)
-        position = StreamPosition(
-            tenant_id=tenant_id, stream_id=watch, version=head.version, hash=head.hash.hex()
+        stored, head = await self.recorder.read_stream_and_head(
+            tenant_id, stream_id, from_version, watch
         )
-        return [decode_event(self.registry, event) for event in stored], position
+        return _checked(self, tenant_id, stored), _position(tenant_id, watch, head)
 
     async def read_log(
         self: _Reading,
@@ -116,9 +111,7 @@ class LogReads:
             raise ValueError(f"limit must be at least 1, got {limit}")
         await self.initialize()
         stored = await self.recorder.read_log(tenant_id, after_position, limit, to_position)
-        if self.verify_reads:
-            check_read(tenant_id, stored)
-        return [decode_event(self.registry, event) for event in stored]
+        return _checked(self, tenant_id, stored)
 
     async def read_events(
         self: _Reading, tenant_id: str, event_ids: Iterable[UUID | str]
@@ -128,19 +121,16 @@ class LogReads:
         ids = [parse_event_id(raw) for raw in event_ids]
         await self.initialize()
         stored = await self.recorder.read_events(tenant_id, ids)
-        if self.verify_reads:
-            check_read(tenant_id, stored, consecutive=False)
         ordered = sorted(stored, key=lambda event: event.position)
-        return [decode_event(self.registry, event) for event in ordered]
+        return _checked(self, tenant_id, ordered, consecutive=False)
 
     async def stream_head(self: _Reading, tenant_id: str, stream_id: str) -> StreamPosition:
         """The stream's last version (0 if it has no events) and that event's hash."""
         validate_tenant(tenant_id)
         validate_stream(stream_id, allow_reserved=True)
         await self.initialize()
-        head = await self.recorder.stream_head(tenant_id, stream_id)
-        return StreamPosition(
-            tenant_id=tenant_id, stream_id=stream_id, version=head.version, hash=head.hash.hex()
+        return _position(
+            tenant_id, stream_id, await self.recorder.stream_head(tenant_id, stream_id)
         )
 
     async def tenant_position(self: _Reading, tenant_id: str) -> int:
@@ -154,17 +144,25 @@ class LogReads:
         validate_tenant(tenant_id)
         await self.initialize()
         heads = (await self.recorder.log_state(tenant_id)).heads
-        return [
-            StreamPosition(
-                tenant_id=tenant_id,
-                stream_id=head.stream_id,
-                version=head.version,
-                hash=head.hash.hex(),
-            )
-            for _, head in sorted(heads.items())
-        ]
+        return [_position(tenant_id, head.stream_id, head) for _, head in sorted(heads.items())]
 
     async def tenants(self: _Reading) -> list[str]:
         """Every tenant that has events (for operators; normal reads always name a tenant)."""
         await self.initialize()
         return await self.recorder.tenants()
+
+
+def _checked(
+    store: _Reading, tenant_id: str, stored: list[StoredEvent], *, consecutive: bool = True
+) -> list[RecordedEvent]:
+    """Events as read: checked against their hashes and chain (when the store verifies
+    reads) and decoded."""
+    if store.verify_reads:
+        check_read(tenant_id, stored, consecutive=consecutive)
+    return [decode_event(store.registry, event) for event in stored]
+
+
+def _position(tenant_id: str, stream_id: str, head: StreamHead) -> StreamPosition:
+    return StreamPosition(
+        tenant_id=tenant_id, stream_id=stream_id, version=head.version, hash=head.hash.hex()
+    )
