@@ -27,7 +27,7 @@ from projections.session.state import Cut, SessionState
 if TYPE_CHECKING:
     from projections.recall.vectors import VectorIndex
 
-__all__ = ["LedgerParts", "SessionCuts"]
+__all__ = ["LedgerParts", "SessionCuts", "check_reached"]
 
 T = TypeVar("T")
 
@@ -67,13 +67,7 @@ class SessionCuts:
     ) -> Cut:
         # A render reads few rows: it may start from a partial index (see ``_checked``).
         state = await self.ledger.sessions.current(self.tenant_id, self.session_id, partial=True)
-        if at_version is not None and at_version > state.version:
-            # Not "now": a version the log has not reached is a wrong session or a typo, and
-            # an audit asking what the model saw then must not be answered with today.
-            raise MessageValidationError(
-                f"session {self.session_id} is at version {state.version}: at_version "
-                f"{at_version} is after it (time travel reads versions 0 to {state.version})"
-            )
+        check_reached(self.session_id, state.version, at_version)
         version = at_version
         if at_position is not None or at_time is not None:
             version = state.version_at(position=at_position, time=at_time)
@@ -130,3 +124,14 @@ class SessionCuts:
         reports, exports and integrations that hand the whole conversation over."""
         cut = cut if cut is not None else (await self.latest()).cut()
         return await self.with_bodies(cut, range(cut.count))
+
+
+def check_reached(session_id: str, head: int, at_version: int | None) -> None:
+    """Refuse a time travel to a version the session has not reached: not "now", since a
+    version the log has not reached is a wrong session or a typo, and an audit asking what the
+    model saw then must not be answered with today."""
+    if at_version is not None and at_version > head:
+        raise MessageValidationError(
+            f"session {session_id} is at version {head}: at_version {at_version} is after "
+            f"it (time travel reads versions 0 to {head})"
+        )

@@ -30,7 +30,7 @@ from projections.session.needs import (
 )
 from projections.session.render import OverBudget, RenderedContext, fit_plan, render
 from projections.session.state import SessionState
-from projections.session_cuts import LedgerParts
+from projections.session_cuts import LedgerParts, check_reached
 from projections.session_recall import (
     RecallReads,
     SearchResult,
@@ -70,7 +70,10 @@ class SessionReads(RecallReads):
         at_time: datetime | None = None,
     ) -> SessionState:
         """The session folded afresh from its events, up to a version, a tenant position or a
-        time (the reference that time-travel renders are checked against)."""
+        time (the reference that time-travel renders are checked against). A version the
+        session has not reached is refused, as renders refuse it."""
+        check_version("at_version", at_version)
+        check_version("at_position", at_position)
 
         def until(event: RecordedEvent) -> bool:
             return (
@@ -79,7 +82,9 @@ class SessionReads(RecallReads):
                 and (at_time is None or event.recorded_at <= at_time)
             )
 
-        return await self.ledger.sessions.fold(self.tenant_id, self.session_id, until=until)
+        folded = await self.ledger.sessions.fold(self.tenant_id, self.session_id, until=until)
+        check_reached(self.session_id, folded.version, at_version)
+        return folded
 
     async def render(
         self,

@@ -81,6 +81,18 @@ CASES: list[tuple[str, Callable[[Any], Any], type[LedgerError], str]] = [
         "at_version 99 is after it",
     ),
     (
+        "a state after the head",
+        lambda s: s.state(at_version=5),
+        MessageValidationError,
+        r"session s is at version 2: at_version 5 is after it",
+    ),
+    (
+        "a negative state version",
+        lambda s: s.state(at_version=-1),
+        ConfigurationError,
+        "at_version must be",
+    ),
+    (
         "a number to read",
         lambda s: s.read_message(5),
         ConfigurationError,
