@@ -17,11 +17,15 @@ from tests.conftest import ROOT
 SEEDS = ("1", "4", "271828")
 
 
-def run_all(commands: list[list[str]], tmp_path: Path) -> list[str]:
-    """Run the commands at once, each under its own hash seed; their outputs, in order."""
+def run_all(
+    commands: list[list[str]], tmp_path: Path, extra_env: dict[str, str] | None = None
+) -> list[str]:
+    """Run the commands at once, each under its own hash seed (the first seeds of
+    :data:`SEEDS`); their outputs, in order."""
+    assert len(commands) <= len(SEEDS), "one seed per command"
     processes = []
-    for seed, command in zip(SEEDS, commands, strict=True):
-        env = {**os.environ, "PYTHONHASHSEED": seed, "PYTHONPATH": str(ROOT)}
+    for seed, command in zip(SEEDS, commands, strict=False):
+        env = {**os.environ, **(extra_env or {}), "PYTHONHASHSEED": seed, "PYTHONPATH": str(ROOT)}
         processes.append(
             subprocess.Popen(
                 command,
@@ -86,3 +90,20 @@ def test_a_facts_key_does_not_move_with_the_hash_seed(tmp_path: Path) -> None:
     outputs = run_all([[sys.executable, "-c", script] for _ in SEEDS], tmp_path)
     assert outputs[1:] == outputs[:1] * 2
     assert outputs[0].splitlines()[0] == "assistant.checked.bag.baggage"
+
+
+def test_every_corpus_conversation_gives_the_same_bytes_under_other_hash_seeds(
+    tmp_path: Path, corpora: Path
+) -> None:
+    """Every conversation of the corpora, compacted at 4x and 8x, in processes under
+    different hash seeds: the same request bytes (a fact's key once moved with the seed in
+    one tau-bench run, which the one-conversation test above did not hold)."""
+    worker = [sys.executable, "-m", "tests.projections.corpus_determinism_worker"]
+    env = {"CTXLEDGER_CORPORA": str(corpora)}
+    outputs = run_all([worker, worker], tmp_path, env)
+    first, second = (json.loads(output) for output in outputs)
+    assert len(first) >= 300  # 187 conversations at two ratios when the corpora are whole
+    moved = sorted(
+        name for name in first.keys() | second.keys() if first.get(name) != second.get(name)
+    )
+    assert not moved, f"requests that differ between hash seeds {SEEDS[:2]}: {moved}"
