@@ -95,14 +95,15 @@ def test_a_facts_key_does_not_move_with_the_hash_seed(tmp_path: Path) -> None:
 def test_every_corpus_conversation_gives_the_same_bytes_under_other_hash_seeds(
     tmp_path: Path, corpora: Path
 ) -> None:
-    """Every conversation of the corpora, compacted at 4x and 8x, in processes under
-    different hash seeds: the same request bytes (a fact's key once moved with the seed in
-    one tau-bench run, which the one-conversation test above did not hold)."""
+    """Every conversation of the corpora, compacted at 4x and 8x and rendered without and with
+    recall, in processes under different hash seeds: the same request bytes (a fact's key once
+    moved with the seed in one tau-bench run, which the one-conversation test above did not
+    hold)."""
     worker = [sys.executable, "-m", "tests.projections.corpus_determinism_worker"]
     env = {"CTXLEDGER_CORPORA": str(corpora)}
     outputs = run_all([worker, worker], tmp_path, env)
     first, second = (json.loads(output) for output in outputs)
-    assert len(first) >= 300  # 187 conversations at two ratios when the corpora are whole
+    assert len(first) >= 600  # 187 conversations, two ratios, with and without recall
     moved = sorted(
         name for name in first.keys() | second.keys() if first.get(name) != second.get(name)
     )
