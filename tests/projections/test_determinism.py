@@ -104,6 +104,8 @@ def test_every_corpus_conversation_gives_the_same_bytes_under_other_hash_seeds(
     outputs = run_all([worker, worker], tmp_path, env)
     first, second = (json.loads(output) for output in outputs)
     assert len(first) >= 600  # 187 conversations, two ratios, with and without recall
+    plain = [name for name in first if not name.endswith(" recall")]
+    assert sum(first[name] != first[f"{name} recall"] for name in plain) >= 100  # it recalled
     moved = sorted(
         name for name in first.keys() | second.keys() if first.get(name) != second.get(name)
     )
