@@ -246,12 +246,13 @@ def _fact_score(fact: FactV2, said: dict[int, list[str]]) -> float:
     same in a few tokens where the statement takes 20-50, and over an open question; one that
     holds none ranks under every such value and question (an opinion, a reflection). Measured
     on the three corpora (docs/quality.md, "A statement yields to its values"). An assistant's
-    statement stays at 5."""
+    statement holding a value stays at 5; one holding none ("please let me know which option
+    you would like") ranks under every value, a tool's too, and over the tool lines
+    (docs/quality.md, "An assistant's statement without a value")."""
+    holds = any(value in fact.value for src in fact.src for value in said.get(src, ()))
     if fact.status != "confirmed":
-        return 5.0
-    if any(value in fact.value for src in fact.src for value in said.get(src, ())):
-        return _STATEMENT_WITH_VALUE
-    return _BARE_STATEMENT
+        return _ASSISTANT_WITH_VALUE if holds else _ASSISTANT_BARE
+    return _STATEMENT_WITH_VALUE if holds else _BARE_STATEMENT
 
 
 #: A user's statement holding a value: under the user's values (11-13), over an open question
@@ -262,6 +263,11 @@ _STATEMENT_WITH_VALUE = 9.5
 #: A user's statement without a value: under an open question (9) and the user's values
 #: (11-13), over a decision without its reason (7). Scores 7 to 10 measured alike.
 _BARE_STATEMENT = 8.0
+
+#: An assistant's statement (tentative): with one of its message's values, under a decision
+#: without its reason (7); without one, under every value (a tool's start at 3).
+_ASSISTANT_WITH_VALUE = 5.0
+_ASSISTANT_BARE = 2.5
 
 
 def _values_by_source(values: list[tuple[float, Value]]) -> dict[int, list[str]]:
@@ -282,7 +288,7 @@ def _ranked(
     # Tier 0: the previous version's confirmed facts (they must be carried); then everything
     # by score: a decision with its reason (12) ranks with the user's own values (11-13), then
     # a user's statement holding a value 9.5, an open question 9, a user's statement holding
-    # no value 8, tool values 3-11, tool lines last.
+    # no value 8, an assistant's 5 (2.5 without a value), tool values 3-11, tool lines last.
     # Carried facts go newest first, as the capacity drop keeps them.
     said = _values_by_source(values)
     items = [

@@ -13,7 +13,7 @@ from projections.context.messages import Message
 from projections.context.tokens import TiktokenCounter
 from projections.summaries.block_v2 import render_summary_block_v2
 from projections.summaries.offline_v2 import summarize_v2
-from projections.summaries.schema_v2 import Coverage
+from projections.summaries.schema_v2 import CompactionSummaryV2, Coverage
 from projections.summaries.summarizer import SummaryRequest
 from projections.summaries.values import text_values
 
@@ -197,3 +197,42 @@ def test_a_users_value_outranks_the_long_statement_that_holds_it() -> None:
     summary = summarize_v2(request)
     assert [v.value for v in summary.values] == ["Dealogic Connect"], summary
     assert summary.facts == [], summary
+
+
+def _summary_of(chunk: list[Message], budget: int) -> CompactionSummaryV2:
+    versions = list(range(1, len(chunk) + 1))
+    return summarize_v2(
+        SummaryRequest(
+            previous=None,
+            chunk=chunk,
+            budget_tokens=budget,
+            created_at=datetime(2019, 3, 1, tzinfo=UTC),
+            count_tokens=COUNT,
+            versions=versions,
+            coverage=Coverage(ranges=[(1, len(chunk))], count=len(chunk), digest="0" * 64),
+        )
+    )
+
+
+def test_an_assistants_statement_without_a_value_yields_to_a_tools_value() -> None:
+    # A request or a pleasantry of the agent's holds nothing a later turn can act on; a tool's
+    # value does (docs/quality.md, "An assistant's statement without a value").
+    chunk = [
+        Message(
+            id="a1",
+            role="assistant",
+            tool_calls=[{"id": "c1", "name": "get_flight", "arguments": "{}"}],
+        ),
+        Message(id="t1", role="tool", tool_call_id="c1", content='{"terminal": "North"}'),
+        Message(
+            id="a2",
+            role="assistant",
+            content="Please let me know which option you would like, if you need anything more.",
+        ),
+    ]
+    roomy = _summary_of(chunk, 400)
+    assert [f.value for f in roomy.facts] == [chunk[2].content]  # a fact when there is room
+    for budget in range(40, 160, 5):  # at every budget, the statement only beside the value
+        summary = _summary_of(chunk, budget)
+        if summary.facts:
+            assert "North" in [v.value for v in summary.values], (budget, summary)
