@@ -40,6 +40,7 @@ _UNITS = (
 _JOINER = r"(?:of|the|de|del|della|la|le|du|des|and|&|on|at|in|da|di|von|van|y)"
 # A capitalised word, inner capitals too ("OncoPharm", "BioCrest").
 _CAPITALISED = r"[A-Z][a-z]+(?:[A-Z][a-z]+)*(?:['’]s)?|[A-Z]{2,}"
+_GAP = r"[^\S\r\n]+"  # between a name's words: never a line break
 
 #: ``(kind, pattern)``, longest forms first: the ledger takes each span once, first pattern wins.
 SPOKEN_PATTERNS: list[tuple[str, re.Pattern[str]]] = [
@@ -107,9 +108,9 @@ SPOKEN_NAMES: list[tuple[str, re.Pattern[str]]] = [
         "name",
         re.compile(
             rf"(?<![\w.])(?!I['’])(?:{_CAPITALISED})"
-            rf"(?:\s+(?:{_JOINER}\s+)+(?:{_CAPITALISED})|\s+(?:{_CAPITALISED}))*"
-            rf"(?:\s+(?:{_JOINER}\s+)+(?:{_CAPITALISED})|(?<=['’]s)\s+(?:{_CAPITALISED}))"
-            rf"(?:\s+(?:{_JOINER}\s+)*(?:{_CAPITALISED}))*(?![\w])"
+            rf"(?:{_GAP}(?:{_JOINER}{_GAP})+(?:{_CAPITALISED})|{_GAP}(?:{_CAPITALISED}))*"
+            rf"(?:{_GAP}(?:{_JOINER}{_GAP})+(?:{_CAPITALISED})|(?<=['’]s){_GAP}(?:{_CAPITALISED}))"
+            rf"(?:{_GAP}(?:{_JOINER}{_GAP})*(?:{_CAPITALISED}))*(?![\w])"
         ),
     ),
 ]

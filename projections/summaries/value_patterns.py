@@ -25,9 +25,12 @@ _UNIT = (
 _ACRONYM = r"[A-Z]{2,5}(?![a-z])"
 _CAPITALISED = r"[A-Z][a-z]+"
 _CAPS = rf"(?:{_ACRONYM}|{_CAPITALISED})"
+# The space between the words of a name: never a line break ("Yes\n\nPlease" is two lines,
+# a table's or a list's cells are not one name).
+_GAP = r"[^\S\r\n]+"
 # The small number a name may end with ("Witcher 3", "Suite 436"): not a clock time, a
 # decimal, a range or a percentage.
-_SMALL_NUMBER = r"(?:\s\d{1,3}(?![\w:.,/%'’–-])(?!\s*(?:[ap]\.?m\b|[-–]|to\s+\d)))?"
+_SMALL_NUMBER = r"(?:[^\S\r\n]\d{1,3}(?![\w:.,/%'’–-])(?!\s*(?:[ap]\.?m\b|[-–]|to\s+\d)))?"
 #: ``(kind, pattern)``: the ledger takes each span once, the first pattern that reads it wins.
 VALUE_PATTERNS: list[tuple[str, re.Pattern[str]]] = [
     *SPOKEN_PATTERNS,  # the longer spoken forms first ("5:30 in the evening" over "5:30")
@@ -71,7 +74,7 @@ VALUE_PATTERNS: list[tuple[str, re.Pattern[str]]] = [
     (
         "name",
         re.compile(
-            r"(?<![\w.,:/$€£¥-])(?!(?:19|20)\d\d\b)\d{1,5}[A-Z]?\s+[A-Z][a-z]+(?:\s+[A-Z][a-z]+)+"
+            rf"(?<![\w.,:/$€£¥-])(?!(?:19|20)\d\d\b)\d{{1,5}}[A-Z]?{_GAP}[A-Z][a-z]+(?:{_GAP}[A-Z][a-z]+)+"
             r"(?![A-Za-z])"
         ),
     ),
@@ -83,9 +86,9 @@ VALUE_PATTERNS: list[tuple[str, re.Pattern[str]]] = [
     (
         "name",
         re.compile(
-            rf"(?:(?<![\w.]){_ACRONYM}(?:\s+{_ACRONYM})*\s+{_CAPITALISED}"
-            rf"|(?<=[a-z,;] ){_CAPITALISED}(?:\s+{_CAPITALISED})*\s+[A-Z]{{3,5}}(?![a-z]))"
-            rf"(?:\s+{_CAPS})*{_SMALL_NUMBER}(?![A-Za-z])"
+            rf"(?:(?<![\w.]){_ACRONYM}(?:{_GAP}{_ACRONYM})*{_GAP}{_CAPITALISED}"
+            rf"|(?<=[a-z,;] ){_CAPITALISED}(?:{_GAP}{_CAPITALISED})*{_GAP}[A-Z]{{3,5}}(?![a-z]))"
+            rf"(?:{_GAP}{_CAPS})*{_SMALL_NUMBER}(?![A-Za-z])"
         ),
     ),
     ("code", re.compile(r"(?<![\w-])[A-Z]{3,6}(?![\w-])")),
@@ -96,7 +99,10 @@ VALUE_PATTERNS: list[tuple[str, re.Pattern[str]]] = [
     ),
     *SPOKEN_NAMES,
     # Capitalised words in a row, a small number among them: "Type 2 Diabetes".
-    ("name", re.compile(r"(?<![\w.])[A-Z][a-z]+(?:\s+(?:\d{1,3}\s+)?[A-Z][a-z]+)+(?![A-Za-z])")),
+    (
+        "name",
+        re.compile(rf"(?<![\w.])[A-Z][a-z]+(?:{_GAP}(?:\d{{1,3}}{_GAP})?[A-Z][a-z]+)+(?![A-Za-z])"),
+    ),
     # A word with inner capitals, wherever it stands: a name ("OncoPharm", "iPhone").
     ("name", re.compile(r"(?<![\w.])(?:[A-Z][a-z]+|[a-z]{1,2})(?:[A-Z][a-z]+)+(?![\w'])")),
     # A single capitalised word inside a sentence (not after its end): a name, usually; with

@@ -120,6 +120,14 @@ def test_a_multiplier_is_not_a_unit_and_a_year_is_not_a_house_number() -> None:
     assert ("name", "New York") in found, found
 
 
+def test_a_name_never_runs_over_a_line_break() -> None:
+    # "Yes\n\nPlease" was a name: two paragraphs, each opening with a capital
+    text = "Yes\n\nPlease book Los Angeles.\nGrand Hyatt\nBank of\nAmerica\nJFK\nAirport 4"
+    names = [v for k, v, _ in text_values(text) if k == "name"]
+    assert names == ["Los Angeles", "Grand Hyatt"], names  # a name on its own line is one
+    assert ("name", "Bank of America") in [(k, v) for k, v, _ in text_values("at Bank of America")]
+
+
 def test_a_date_in_digits_keeps_one_separator_and_a_year() -> None:
     # a version, a score and a ratio are not dates
     for text in ("we run Python 3.11.2", "it ended 1-2-3", "on 3/14 at 5", "10.0.19041"):
