@@ -92,6 +92,19 @@ def text_values(text: str) -> tuple[tuple[str, str, int], ...]:
     return tuple(_typed_values(text))
 
 
+# A field's label opens its line (after a list marker or emphasis) and ends at a colon.
+_LABEL_START = re.compile(r"[ \t]*(?:(?:[-*•+]|\d{1,2}[.)])[ \t]+)?[*_]*")
+_LABEL_END = re.compile(r"[*_]*[ \t]*:(?![\d/])")
+
+
+def _is_label(text: str, start: int, end: int) -> bool:
+    """Whether the span is a field's label: "Trip Type" in "- **Trip Type**: one way" (a
+    table or list the agent wrote), not "the Grand Hyatt: near the station"."""
+    line_start = text.rfind("\n", 0, start) + 1
+    opening = _LABEL_START.match(text, line_start)
+    return opening is not None and opening.end() == start and bool(_LABEL_END.match(text, end))
+
+
 def _typed_values(text: str) -> Iterator[tuple[str, str, int]]:
     taken = bytearray(len(text))  # 1 where a value was taken: one C scan per overlap check
     for index in _NEEDS.admitted(text, text.lower()):  # a pattern whose literals it lacks: out
@@ -107,8 +120,10 @@ def _typed_values(text: str) -> Iterator[tuple[str, str, int]]:
             end = start + len(value)
             if _GLUED.match(text[start - 1 : start]) or _GLUED.match(text[end : end + 1]):
                 continue  # part of a longer token: the gate checks whole tokens
-            taken[start:end] = b"\x01" * (end - start)
-            yield kind, value, start
+            label = kind == "name" and _is_label(text, start, end)
+            taken[start:end] = b"\x01" * (end - start)  # a label's words are no value either
+            if not label:  # a field's label ("- **Trip Type**: one way") is not a value
+                yield kind, value, start
 
 
 def json_scalars(value: Any, path: str = "") -> Iterator[tuple[str, Any]]:

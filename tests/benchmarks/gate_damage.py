@@ -8,7 +8,10 @@ would summarise, and the gate judges it (a refusal here is a false refusal). The
 damage is injected into copies of the passing summary, one at a time, and the gate must refuse
 every copy: a changed digit (in a value, fact, decision or question, identifiers included), a
 flipped negation, an instruction, a fabricated value, a wrong coverage (count, digest or
-ranges), and a citation outside the coverage.
+ranges), and a citation outside the coverage. A changed digit that turns a value read from a
+message's text into another value the same message holds ("03:00" into "00:00" in a list of
+departures) is left out of the share and counted apart: the gate's promise is that every value
+occurs in the message it cites, which such a copy keeps.
 """
 
 from __future__ import annotations
@@ -23,7 +26,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from projections.context.budget import Budget
-from projections.context.messages import Message
+from projections.context.messages import Message, text_of
 from projections.context.tokens import TiktokenCounter
 from projections.session.compaction import CompactionOptions, CompactionPlan, Skip, plan_compaction
 from projections.session.fold import SessionView
@@ -225,11 +228,29 @@ def _diff(before: CompactionSummaryV2, after: CompactionSummaryV2) -> str:
     return ""
 
 
+_OTHER = "changed digit to another value of its source"
+
+
+def _another_source_value(
+    plan: CompactionPlan, before: CompactionSummaryV2, after: CompactionSummaryV2
+) -> bool:
+    """Whether a changed digit turned a value read from a message's text into another value
+    that message holds as a whole token ("03:00" into "00:00" in a list of departures): the
+    gate promises that every value occurs in the message it cites, so this is no damage it
+    can see (a value read from a JSON key path is still checked at its path)."""
+    for old, new in zip(before.values, after.values, strict=True):
+        if old != new and new.path is None and new.src in plan.sources:
+            text = text_of(plan.sources[new.src])
+            return re.search(rf"(?<![\w]){re.escape(new.value)}(?![\w])", text) is not None
+    return False
+
+
 def run(limit: int | None, trials: int = 5, seed: int = 7, verbose: bool = False) -> dict[str, Any]:
     rng = random.Random(seed)
     summaries = refused = 0
     caught: Counter[str] = Counter()
     tried: Counter[str] = Counter()
+    other = 0
     for name, messages in cases(limit):
         plan = plan_for(messages)
         if plan is None:
@@ -246,6 +267,9 @@ def run(limit: int | None, trials: int = 5, seed: int = 7, verbose: bool = False
                 damaged = damage(summary, rng)
                 if damaged is None or damaged == summary:
                     continue
+                if kind == "changed digit" and _another_source_value(plan, summary, damaged):
+                    other += 1  # a value the cited message also holds: outside the promise
+                    continue
                 tried[kind] += 1
                 failed = judge(plan, damaged)
                 caught[kind] += bool(failed)
@@ -256,6 +280,7 @@ def run(limit: int | None, trials: int = 5, seed: int = 7, verbose: bool = False
         "false_refusals": refused,
         "caught": {kind: caught[kind] / tried[kind] for kind in tried},
         "tried": dict(tried),
+        _OTHER: other,
     }
 
 
@@ -269,6 +294,7 @@ def main() -> None:
     print(f"summaries judged: {results['summaries']}, false refusals: {results['false_refusals']}")
     for kind, share in results["caught"].items():
         print(f"{kind:18} caught {share:7.1%} of {results['tried'][kind]}")
+    print(f"changed digit to another value of its source (not counted): {results[_OTHER]}")
     print(json.dumps(results))
 
 

@@ -128,6 +128,16 @@ def test_a_name_never_runs_over_a_line_break() -> None:
     assert ("name", "Bank of America") in [(k, v) for k, v, _ in text_values("at Bank of America")]
 
 
+def test_a_fields_label_is_not_a_value() -> None:
+    # a list or table the agent wrote: its labels open their lines and end at a colon
+    text = "Trip Type: One Way\n- **Flight Number**: HAT001\n  2. Cabin Class: Basic Economy"
+    found = [(k, v) for k, v, _ in text_values(text)]
+    assert found == [("id", "HAT001"), ("name", "One Way"), ("name", "Basic Economy")], found
+    # inside a sentence, a name before a colon stays a name
+    found = [(k, v) for k, v, _ in text_values("We stay at the Grand Hyatt: near it.")]
+    assert found == [("name", "Grand Hyatt")], found
+
+
 def test_a_date_in_digits_keeps_one_separator_and_a_year() -> None:
     # a version, a score and a ratio are not dates
     for text in ("we run Python 3.11.2", "it ended 1-2-3", "on 3/14 at 5", "10.0.19041"):
