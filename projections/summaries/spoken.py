@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import re
 
-__all__ = ["SPOKEN_NAMES", "SPOKEN_PATTERNS"]
+__all__ = ["NAME_GAP", "SPOKEN_NAMES", "SPOKEN_PATTERNS", "SPACE"]
 
 _NUMBER = (
     r"(?:\d{1,2}|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|"
@@ -40,7 +40,12 @@ _UNITS = (
 _JOINER = r"(?:of|the|de|del|della|la|le|du|des|and|&|on|at|in|da|di|von|van|y)"
 # A capitalised word, inner capitals too ("OncoPharm", "BioCrest").
 _CAPITALISED = r"[A-Z][a-z]+(?:[A-Z][a-z]+)*(?:['’]s)?|[A-Z]{2,}"
-_GAP = r"[^\S\r\n]+"  # between a name's words: never a line break
+#: A space within a line: whitespace but a line break.
+SPACE = r"[^\S\r\n]"
+#: Between the words of a name, in every name pattern: spaces within a line, never a line
+#: break ("Yes\n\nPlease" is two paragraphs; a list's or a table's cells are not one name).
+NAME_GAP = SPACE + "+"
+_GAP = NAME_GAP
 
 #: ``(kind, pattern)``, longest forms first: the ledger takes each span once, first pattern wins.
 SPOKEN_PATTERNS: list[tuple[str, re.Pattern[str]]] = [

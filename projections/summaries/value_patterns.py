@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import re
 
-from projections.summaries.spoken import SPOKEN_NAMES, SPOKEN_PATTERNS
+from projections.summaries.spoken import NAME_GAP, SPACE, SPOKEN_NAMES, SPOKEN_PATTERNS
 
 __all__ = ["VALUE_PATTERNS"]
 
@@ -25,12 +25,10 @@ _UNIT = (
 _ACRONYM = r"[A-Z]{2,5}(?![a-z])"
 _CAPITALISED = r"[A-Z][a-z]+"
 _CAPS = rf"(?:{_ACRONYM}|{_CAPITALISED})"
-# The space between the words of a name: never a line break ("Yes\n\nPlease" is two lines,
-# a table's or a list's cells are not one name).
-_GAP = r"[^\S\r\n]+"
+_GAP = NAME_GAP
 # The small number a name may end with ("Witcher 3", "Suite 436"): not a clock time, a
 # decimal, a range or a percentage.
-_SMALL_NUMBER = r"(?:[^\S\r\n]\d{1,3}(?![\w:.,/%'’–-])(?!\s*(?:[ap]\.?m\b|[-–]|to\s+\d)))?"
+_SMALL_NUMBER = rf"(?:{SPACE}\d{{1,3}}(?![\w:.,/%'’–-])(?!\s*(?:[ap]\.?m\b|[-–]|to\s+\d)))?"
 #: ``(kind, pattern)``: the ledger takes each span once, the first pattern that reads it wins.
 VALUE_PATTERNS: list[tuple[str, re.Pattern[str]]] = [
     *SPOKEN_PATTERNS,  # the longer spoken forms first ("5:30 in the evening" over "5:30")

@@ -162,6 +162,22 @@ def test_pronouns_and_card_digits_are_not_dates() -> None:
     assert ("name", "I'm Sophia") not in [(k, v) for k, v, _ in text_values("I'm Sophia Silva")]
 
 
+def _summary_of(chunk: list[Message], budget: int) -> CompactionSummaryV2:
+    """The offline v2 summary of ``chunk`` (versions 1..n, dated 2019-03-01) in ``budget``."""
+    versions = list(range(1, len(chunk) + 1))
+    return summarize_v2(
+        SummaryRequest(
+            previous=None,
+            chunk=chunk,
+            budget_tokens=budget,
+            created_at=datetime(2019, 3, 1, tzinfo=UTC),
+            count_tokens=COUNT,
+            versions=versions,
+            coverage=Coverage(ranges=[(1, len(chunk))], count=len(chunk), digest="0" * 64),
+        )
+    )
+
+
 def test_the_summary_keeps_the_users_words_next_to_the_calls_values() -> None:
     call = {"date": "2019-03-08", "time": "13:30", "party_size": 2, "restaurant": "Ruth's Chris"}
     chunk = [
@@ -179,16 +195,7 @@ def test_the_summary_keeps_the_users_words_next_to_the_calls_values() -> None:
         Message(id="t1", role="tool", tool_call_id="c1", content='{"status": "booked"}'),
         Message(id="a2", role="assistant", content="Booked."),
     ]
-    request = SummaryRequest(
-        previous=None,
-        chunk=chunk,
-        budget_tokens=400,
-        created_at=datetime(2019, 3, 1, tzinfo=UTC),
-        count_tokens=COUNT,
-        versions=[1, 2, 3, 4],
-        coverage=Coverage(ranges=[(1, 4)], count=4, digest="0" * 64),
-    )
-    block = render_summary_block_v2(summarize_v2(request))
+    block = render_summary_block_v2(_summary_of(chunk, 400))
     for said in ("table for two", "the 8th", "half past 1 in the afternoon", "Steak House"):
         assert said in block, block
     for canonical in ("2019-03-08", "13:30"):
@@ -203,33 +210,9 @@ def test_a_users_value_outranks_the_long_statement_that_holds_it() -> None:
         "I keep coming back to for every single deal is Dealogic Connect, no question about it."
     )
     chunk = [Message(id="u1", role="user", content=statement)]
-    request = SummaryRequest(
-        previous=None,
-        chunk=chunk,
-        budget_tokens=70,
-        created_at=datetime(2019, 3, 1, tzinfo=UTC),
-        count_tokens=COUNT,
-        versions=[1],
-        coverage=Coverage(ranges=[(1, 1)], count=1, digest="0" * 64),
-    )
-    summary = summarize_v2(request)
+    summary = _summary_of(chunk, 70)
     assert [v.value for v in summary.values] == ["Dealogic Connect"], summary
     assert summary.facts == [], summary
-
-
-def _summary_of(chunk: list[Message], budget: int) -> CompactionSummaryV2:
-    versions = list(range(1, len(chunk) + 1))
-    return summarize_v2(
-        SummaryRequest(
-            previous=None,
-            chunk=chunk,
-            budget_tokens=budget,
-            created_at=datetime(2019, 3, 1, tzinfo=UTC),
-            count_tokens=COUNT,
-            versions=versions,
-            coverage=Coverage(ranges=[(1, len(chunk))], count=len(chunk), digest="0" * 64),
-        )
-    )
 
 
 def test_an_assistants_statement_without_a_value_yields_to_a_tools_value() -> None:
