@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import re
 
-__all__ = ["NAME_GAP", "SPOKEN_NAMES", "SPOKEN_PATTERNS", "SPACE"]
+__all__ = ["NAME_GAP", "SPACE", "SPOKEN_NAMES", "SPOKEN_PATTERNS"]
 
 _NUMBER = (
     r"(?:\d{1,2}|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|"
