@@ -21,6 +21,7 @@ from projections.cli.common import (
     stored_session,
 )
 from projections.cli.params import COUNT, POSITIVE, SESSION_HELP, TENANT_HELP
+from projections.cli.rows import print_table
 from projections.cli.session_commands import show_unreadable
 from projections.compactor import CompactionOutcome
 from projections.context.budget import Budget
@@ -243,7 +244,8 @@ def summaries_command(context: click.Context, tenant: str, session_id: str, as_j
             str(row.get("tokens", "")),
             ", ".join(row.get("failed_checks", [])),
         )
-    stdout.print(table)
+    empty = f"no summary yet in {tenant}/session/{session_id}: 'ctxledger compact' writes one"
+    print_table(stdout, table, empty)
 
 
 @cli.command("rollback")

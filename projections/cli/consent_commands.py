@@ -21,6 +21,7 @@ from projections.cli.common import (
 from projections.cli.ids import event_ids_of
 from projections.cli.params import POSITIVE_FLOAT, TENANT_HELP, USER_HELP
 from projections.cli.recording import TIME, data_of, print_event, split_scopes, utc
+from projections.cli.rows import print_table
 from projections.memory import LongTermMemory
 from projections.render import literal
 
@@ -189,4 +190,4 @@ def consent_list(context: click.Context, tenant: str, user_id: str, as_json: boo
             row["method"] or "",
             (row["revoked_at"] or "")[:19],
         )
-    stdout.print(table)
+    print_table(stdout, table, "no consent recorded: 'ctxledger consent grant' records one")

@@ -25,6 +25,7 @@ from projections.cli.common import (
 )
 from projections.cli.ids import event_ids_of
 from projections.cli.params import COUNT, POSITIVE, TENANT_HELP
+from projections.cli.rows import print_table
 from projections.erasure import CascadedErasure, erase_events, erase_sessions, erase_users
 from projections.render import literal
 
@@ -92,9 +93,8 @@ def log_command(
             event.hash[:12],
             literal(describe_data(event)),
         )
-    stdout.print(table)
-    if not events:
-        stdout.print("(no events)")
+    where = f" in stream {stream}" if stream else ""
+    print_table(stdout, table, f"no events{where} after position {after}")
 
 
 def describe_data(event: RecordedEvent, width: int = 60) -> str:

@@ -27,6 +27,7 @@ from projections.cli.ids import resolved_saying
 from projections.cli.params import FRACTION, POSITIVE, POSITIVE_FLOAT, TENANT_HELP, USER_HELP
 from projections.cli.progress import task_progress
 from projections.cli.recording import print_event, utc
+from projections.cli.rows import print_table
 from projections.memory import LongTermMemory, MemoryPolicy, Promoter, PromotionReport
 from projections.memory.rules import Candidate, RecalledMemory
 from projections.render import literal
@@ -89,7 +90,7 @@ def memory_candidates(
             c.status,
             c.reason or "",
         )
-    stdout.print(table)
+    print_table(stdout, table, "no proposals: 'ctxledger memory propose' records one")
 
 
 @memory_group.command("recall")
@@ -138,7 +139,7 @@ def memory_recall(
             ", ".join(m.source_ids or m.source_event_ids),
             "yes" if m.conflict else "",
         )
-    stdout.print(table if found else "no memories")
+    print_table(stdout, table, "no memories")
 
 
 @memory_group.command("forget")

@@ -96,6 +96,10 @@ def search_command(
         for row in rows:
             print_json(row)
         return
+    if not rows:
+        where = ", ".join(session_ids) if session_ids else "any session"
+        stdout.print(f"no message matches {query!r} in {tenant} ({where})")
+        return
     table = Table(title=f"search {query!r} in {tenant}")
     for column in ("session", "id", "version", "role", "score", "text"):
         table.add_column(column, overflow="fold")
@@ -110,5 +114,3 @@ def search_command(
             literal(text if len(text) <= 80 else text[:79] + "…"),
         )
     stdout.print(table)
-    if not rows:
-        stdout.print("no message matches")

@@ -11,13 +11,17 @@ terminal), and the text is written as it is, never read as markup.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 from rich.cells import cell_len, set_cell_size
 from rich.console import Console
 
 from projections.render import printable
 
-__all__ = ["print_rows"]
+if TYPE_CHECKING:
+    from rich.table import Table
+
+__all__ = ["print_rows", "print_table"]
 
 _GAP = "  "
 _NARROWEST_LAST = 12
@@ -33,6 +37,12 @@ def print_rows(
     lines += [_line(row, widths) for row in cells]
     console.file.write("\n".join(line.rstrip() for line in lines) + "\n")
     console.file.flush()
+
+
+def print_table(console: Console, table: Table, empty: str) -> None:
+    """Print ``table``, or ``empty`` instead when it has no row: an empty table's frame tells a
+    user nothing, a sentence says what is missing and what to do."""
+    console.print(table if table.row_count else empty)
 
 
 def _widths(headers: Sequence[str], cells: list[list[str]], total: int) -> list[int]:

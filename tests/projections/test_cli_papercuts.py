@@ -183,3 +183,23 @@ def test_one_name_for_the_global_format_and_out_for_files(trip: Path) -> None:
     assert both.returncode == 0, both.stderr
     assert json.loads(both.stdout)  # the global format, and the file written
     assert (folder / "r.html").exists()
+
+
+@pytest.mark.parametrize(
+    ("command", "sentence"),
+    [
+        (("summaries", "--session", "trip"), "no summary yet in acme/session/trip"),
+        (("consent", "list", "--user", "ana"), "no consent recorded"),
+        (("memory", "candidates", "--user", "ana"), "no proposals"),
+        (("memory", "recall", "--user", "ana"), "no memories"),
+        (("log", "--after", "4"), "no events after position 4"),
+        (("search", "zebra"), "no message matches 'zebra' in acme (any session)"),
+    ],
+)
+def test_an_empty_listing_is_a_sentence_not_an_empty_table(
+    trip: Path, command: tuple[str, ...], sentence: str
+) -> None:
+    result = ctxledger(*command, "--tenant", "acme", db=trip)
+    assert result.returncode == 0, result.stderr
+    assert sentence in result.stdout
+    assert "━" not in result.stdout  # no table frame

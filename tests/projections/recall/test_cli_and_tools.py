@@ -44,7 +44,8 @@ def test_search_and_recall_through_the_console_script(tmp_path: Path) -> None:
     assert table.returncode == 0, table.stderr
     assert "f29" in table.stdout  # equal scores: the newest first
     nothing = ctxledger("search", "zebra", "--tenant", "t", db=db)
-    assert "no message matches" in nothing.stdout
+    assert "no message matches 'zebra' in t (any session)" in nothing.stdout
+    assert "┏" not in nothing.stdout  # no empty table
     limits = ("--context-limit", "2500", "--max-output", "500", "--keep-groups", "2")
     where = ("--tenant", "t", "--session", "s")
     rendered = ctxledger("context", *where, *limits, "--recall", "--json", db=db)
