@@ -18,20 +18,39 @@ from __future__ import annotations
 
 import re
 
-__all__ = ["NAME_GAP", "SPACE", "SPOKEN_NAMES", "SPOKEN_PATTERNS"]
+__all__ = ["MERIDIEM", "NAME_GAP", "SPACE", "SPOKEN_NAMES", "SPOKEN_PATTERNS"]
 
-_NUMBER = (
-    r"(?:\d{1,2}|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|"
-    r"a\s+couple\s+of|a\s+few)"
+# Numbers in words compose: "twenty-four", "fifteen hundred", "two thousand five hundred".
+_UNIT_WORD = r"(?:one|two|three|four|five|six|seven|eight|nine)"
+_TEEN_WORD = r"(?:ten|eleven|twelve|thirteen|fourteen|fifteen|sixteen|seventeen|eighteen|nineteen)"
+_TENS_WORD = r"(?:twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety)"
+_SMALL_WORDS = rf"(?:{_TENS_WORD}(?:[-\s]{_UNIT_WORD})?|{_TEEN_WORD}|{_UNIT_WORD})"
+_NUMBER_WORDS = (
+    rf"(?:(?:a|{_SMALL_WORDS})\s+(?:hundred|thousand)"
+    rf"(?:\s+(?:and\s+)?{_SMALL_WORDS}(?:\s+hundred)?)?|{_SMALL_WORDS})"
 )
+_NUMBER = rf"(?:\d{{1,2}}|{_SMALL_WORDS}|a\s+couple\s+of|a\s+few)"
 _MONTH = (
     r"(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|"
     r"sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)"
 )
+# A month that opens a date ("June the fourth") is capitalised: "you may first" is no date.
+_CAPITAL_MONTH = (
+    r"(?-i:Jan(?:uary)?|Feb(?:ruary)?|Mar(?:ch)?|Apr(?:il)?|May|June?|July?|Aug(?:ust)?|"
+    r"Sep(?:t(?:ember)?)?|Oct(?:ober)?|Nov(?:ember)?|Dec(?:ember)?)"
+)
 _WEEKDAY = r"(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday)s?"
+_ORDINAL_UNIT = r"(?:first|second|third|fourth|fifth|sixth|seventh|eighth|ninth)"
+_ORDINAL_WORD = (
+    rf"(?:(?:twenty|thirty)[-\s]{_ORDINAL_UNIT}|tenth|eleventh|twelfth|thirteenth|fourteenth|"
+    rf"fifteenth|sixteenth|seventeenth|eighteenth|nineteenth|twentieth|thirtieth|{_ORDINAL_UNIT})"
+)
 _ORDINAL = r"\d{1,2}(?:st|nd|rd|th)"
+# A day of the month, in digits or in words ("the 21st", "the twenty-first").
+_DAY = rf"(?:{_ORDINAL}|{_ORDINAL_WORD})"
 _PART_OF_DAY = r"(?:in\s+the\s+(?:morning|afternoon|evening)|at\s+night|tonight)"
-_MERIDIEM = r"(?:[ap]\.?\s?m\b\.?)"
+#: "pm", "p.m." (its closing period too), never a sentence's full stop after "pm".
+MERIDIEM = r"(?:[ap]\.\s?m\b\.?|[ap]\s?m\b)"
 _UNITS = (
     r"(?:people|persons?|guests?|travell?ers?|passengers?|adults?|children|kids?|"
     r"tickets?|seats?|rooms?|beds?|bedrooms?|bathrooms?|baths?|nights?|days?|weeks?|"
@@ -50,25 +69,28 @@ _GAP = NAME_GAP
 #: ``(kind, pattern)``, longest forms first: the ledger takes each span once, first pattern wins.
 SPOKEN_PATTERNS: list[tuple[str, re.Pattern[str]]] = [
     # "half past 1 in the afternoon", "quarter to seven", "8 o'clock at night", "5:30 in the
-    # evening", "noon"
+    # evening", "9 tomorrow morning", "noon"
     (
         "time",
         re.compile(
             rf"(?i)\b(?:(?:half|(?:a\s+)?quarter)\s+(?:past|to|after)\s+)?{_NUMBER}"
-            rf"(?::\d{{2}})?(?:\s*o'?clock)?\s*(?:{_MERIDIEM}\s*)?{_PART_OF_DAY}"
+            rf"(?::\d{{2}})?(?:\s*o'?clock)?\s*(?:{MERIDIEM}\s*)?{_PART_OF_DAY}"
             rf"|\b(?:half|(?:a\s+)?quarter)\s+(?:past|to|after)\s+{_NUMBER}"
-            rf"(?:\s*o'?clock)?(?:\s*{_MERIDIEM})?"
-            rf"|\b{_NUMBER}\s*o'?clock(?:\s*{_MERIDIEM})?"
+            rf"(?:\s*o'?clock)?(?:\s*{MERIDIEM})?"
+            rf"|\b{_NUMBER}\s*o'?clock(?:\s*{MERIDIEM})?"
+            rf"|\b\d{{1,2}}(?::\d{{2}})?(?:\s*{MERIDIEM})?\s+(?:today|tomorrow|this)\s+"
+            r"(?:morning|afternoon|evening|night)\b"
             r"|\b(?:noon|midday|midnight)\b"
         ),
     ),
-    # "the 8th of March", "8th of March 2024", "the 21st", "next Friday", "this weekend",
-    # "the day after tomorrow", "Friday the 13th"
+    # "the 8th of March", "8th of March 2024", "the twenty-first of June", "June the fourth",
+    # "the 21st", "next Friday", "this weekend", "the day after tomorrow", "Friday the 13th"
     (
         "date",
         re.compile(
-            rf"(?i)\b(?:on\s+)?(?:the\s+)?{_ORDINAL}\s+of\s+{_MONTH}\b\.?(?:,?\s+\d{{4}})?"
-            rf"|\b(?:on\s+)?{_WEEKDAY}\s+(?:the\s+)?{_ORDINAL}\b"
+            rf"(?i)\b(?:on\s+)?(?:the\s+)?{_DAY}\s+of\s+{_MONTH}\b(?:\.?,?\s+\d{{4}})?"
+            rf"|\b(?:on\s+)?{_CAPITAL_MONTH}\s+(?:the\s+{_DAY}|{_ORDINAL_WORD})\b(?:,?\s+\d{{4}})?"
+            rf"|\b(?:on\s+)?{_WEEKDAY}\s+(?:the\s+)?{_DAY}\b"
             rf"|\b(?:on\s+)?the\s+{_ORDINAL}\b"
             rf"|\b(?:next|this|last|coming|following)\s+(?:{_WEEKDAY}|week(?:end)?|month|year)\b"
             rf"|\b(?:the\s+)?day\s+(?:after|before)\s+(?:tomorrow|yesterday)\b"
@@ -92,12 +114,13 @@ SPOKEN_PATTERNS: list[tuple[str, re.Pattern[str]]] = [
             rf"|\b(?:table|party|reservation|booking)\s+(?:for|of)\s+{_NUMBER}\b"
         ),
     ),
-    # "300 yuan", "fifty bucks", "20 pounds"
+    # "300 yuan", "fifty bucks", "20 pounds", "fifteen hundred dollars"
     (
         "amount",
         re.compile(
-            r"(?i)\b(?:\d(?:[\d,]*\d)?(?:\.\d+)?|twenty|thirty|forty|fifty|hundred)\s?"
+            rf"(?i)\b(?:\d(?:[\d,]*\d)?(?:\.\d+)?|{_NUMBER_WORDS})\s?"
             r"(?:yuan|bucks|pounds?|yen|won|rupees?|cents?|francs?)\b"
+            rf"|\b{_NUMBER_WORDS}\s+(?:dollars?|euros?)\b"
         ),
     ),
 ]

@@ -6,7 +6,13 @@ from __future__ import annotations
 
 import re
 
-from projections.summaries.spoken import NAME_GAP, SPACE, SPOKEN_NAMES, SPOKEN_PATTERNS
+from projections.summaries.spoken import (
+    MERIDIEM,
+    NAME_GAP,
+    SPACE,
+    SPOKEN_NAMES,
+    SPOKEN_PATTERNS,
+)
 
 __all__ = ["VALUE_PATTERNS"]
 
@@ -14,8 +20,8 @@ _MONTH = (
     r"(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|"
     r"sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)"
 )
-_HOUR = r"\d{1,2}(?::\d{2})?(?:\s*[ap]\.?m\b\.?)?"
-_CLOCK = r"(?:\d{1,2}(?::\d{2})?\s*[ap]\.?m\b\.?|\d{1,2}:\d{2})"
+_HOUR = rf"\d{{1,2}}(?::\d{{2}})?(?:\s*{MERIDIEM})?"
+_CLOCK = rf"(?:\d{{1,2}}(?::\d{{2}})?\s*{MERIDIEM}|\d{{1,2}}:\d{{2}})"
 # A unit after a number, by its form, not from a list: a symbol without vowels ("mg", "km",
 # "lbs", "GB", "kWh", "mmHg") or a ratio of symbols ("U/L", "mg/dL", "km/h").
 _UNIT = (
@@ -46,8 +52,8 @@ VALUE_PATTERNS: list[tuple[str, re.Pattern[str]]] = [
     (
         "time",
         re.compile(
-            r"(?i)(?<![\d.])\d{1,2}:\d{2}(?:\s*[ap]\.?m\.?)?(?!\d)"
-            r"|(?<![\d.])\d{1,2}\.\d{2}\s*[ap]\.?m\b|(?<![\d.])\b\d{1,2}\s*[ap]\.?m\b"
+            rf"(?i)(?<![\d.])\d{{1,2}}:\d{{2}}(?:\s*{MERIDIEM})?(?!\d)"
+            rf"|(?<![\d.])\d{{1,2}}\.\d{{2}}\s*{MERIDIEM}|(?<![\d.])\b\d{{1,2}}\s*{MERIDIEM}"
         ),
     ),
     ("time", re.compile(r"(?<!\d)\d{1,2}\s*点(?:半|\s*\d{1,2}\s*分)?")),

@@ -74,11 +74,31 @@ COUNT = TiktokenCounter().count_text
         ("a movie at AMC Mercado 20 around 9 pm", "name", "AMC Mercado 20"),
         ("a cab to JFK Airport, please", "name", "JFK Airport"),
         ("an appointment at UCLA Medical Center", "name", "UCLA Medical Center"),
+        ("Book it for the twenty-first of June.", "date", "the twenty-first of June"),
+        ("on the first of May we leave", "date", "on the first of May"),
+        ("June the fourth works", "date", "June the fourth"),
+        ("how about March twenty-third, 2025?", "date", "March twenty-third, 2025"),
+        ("on Friday the thirteenth", "date", "on Friday the thirteenth"),
+        ("my budget is fifteen hundred dollars", "amount", "fifteen hundred dollars"),
+        ("two thousand five hundred euros at most", "amount", "two thousand five hundred euros"),
+        ("about fifty bucks", "amount", "fifty bucks"),
+        ("we are fifteen people", "count", "fifteen people"),
+        ("it takes twenty-four hours", "count", "twenty-four hours"),
+        ("pick me up at 9 tomorrow morning", "time", "9 tomorrow morning"),
+        ("call at 7:30 this evening", "time", "7:30 this evening"),
+        ("I land at 7:45 pm.", "time", "7:45 pm"),
+        ("around 5 p.m. today", "time", "5 p.m."),
     ],
 )
 def test_spoken_values_are_found_whole(text: str, kind: str, value: str) -> None:
     found = [(k, v) for k, v, _ in text_values(text)]
     assert (kind, value) in found, found
+
+
+def test_words_that_only_look_like_a_date_are_no_date() -> None:
+    # a month in words opens a date only capitalised; an ordinal in words needs its month
+    for text in ("you may first check", "the second of two options", "on the third floor"):
+        assert not [v for k, v, _ in text_values(text) if k == "date"], text
 
 
 def test_a_number_is_never_cut_at_its_separator() -> None:
