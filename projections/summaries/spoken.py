@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import re
 
-__all__ = ["MERIDIEM", "NAME_GAP", "SPACE", "SPOKEN_NAMES", "SPOKEN_PATTERNS"]
+__all__ = ["MERIDIEM", "NAME_GAP", "NAME_WORD", "SPACE", "SPOKEN_NAMES", "SPOKEN_PATTERNS"]
 
 # Numbers in words compose: "twenty-four", "fifteen hundred", "two thousand five hundred".
 _UNIT_WORD = r"(?:one|two|three|four|five|six|seven|eight|nine)"
@@ -57,8 +57,11 @@ _UNITS = (
     r"hours?|minutes?|bags?|suitcases?|stops?|stars?|items?|tables?)"
 )
 _JOINER = r"(?:of|the|de|del|della|la|le|du|des|and|&|on|at|in|da|di|von|van|y)"
+#: A capitalised word of a name: hyphenated parts and an Irish or Italian prefix belong to it
+#: ("Mary-Kate", "O'Neil", "D'Angelo").
+NAME_WORD = r"(?:[A-Z]['’])?[A-Z][a-z]+(?:-[A-Z][a-z]+)*"
 # A capitalised word, inner capitals too ("OncoPharm", "BioCrest").
-_CAPITALISED = r"[A-Z][a-z]+(?:[A-Z][a-z]+)*(?:['’]s)?|[A-Z]{2,}"
+_CAPITALISED = r"(?:[A-Z]['’])?[A-Z][a-z]+(?:[A-Z][a-z]+)*(?:-[A-Z][a-z]+)*(?:['’]s)?|[A-Z]{2,}"
 #: A space within a line: whitespace but a line break.
 SPACE = r"[^\S\r\n]"
 #: Between the words of a name, in every name pattern: spaces within a line, never a line

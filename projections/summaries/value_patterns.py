@@ -9,6 +9,7 @@ import re
 from projections.summaries.spoken import (
     MERIDIEM,
     NAME_GAP,
+    NAME_WORD,
     SPACE,
     SPOKEN_NAMES,
     SPOKEN_PATTERNS,
@@ -105,7 +106,9 @@ VALUE_PATTERNS: list[tuple[str, re.Pattern[str]]] = [
     # Capitalised words in a row, a small number among them: "Type 2 Diabetes".
     (
         "name",
-        re.compile(rf"(?<![\w.])[A-Z][a-z]+(?:{_GAP}(?:\d{{1,3}}{_GAP})?[A-Z][a-z]+)+(?![A-Za-z])"),
+        re.compile(
+            rf"(?<![\w.'’-]){NAME_WORD}(?:{_GAP}(?:\d{{1,3}}{_GAP})?{NAME_WORD})+(?![A-Za-z'’-])"
+        ),
     ),
     # A word with inner capitals, wherever it stands: a name ("OncoPharm", "iPhone").
     ("name", re.compile(r"(?<![\w.])(?:[A-Z][a-z]+|[a-z]{1,2})(?:[A-Z][a-z]+)+(?![\w'])")),
@@ -114,7 +117,7 @@ VALUE_PATTERNS: list[tuple[str, re.Pattern[str]]] = [
     # time, a decimal or a range).
     (
         "name",
-        re.compile(rf"(?<=[a-z,;] )[A-Z][a-z]{{2,}}{_SMALL_NUMBER}(?![\w'])"),
+        re.compile(rf"(?<=[a-z,;] )(?=\S{{3}}){NAME_WORD}{_SMALL_NUMBER}(?![\w'-])"),
     ),
     # A range of numbers ("numbers 1-20", "pages 10–12").
     ("number", re.compile(r"(?<![\w.,:/-])\d{1,4}\s?[-–]\s?\d{1,4}(?![\w.,:/-]*\d)")),

@@ -88,6 +88,15 @@ COUNT = TiktokenCounter().count_text
         ("call at 7:30 this evening", "time", "7:30 this evening"),
         ("I land at 7:45 pm.", "time", "7:45 pm"),
         ("around 5 p.m. today", "time", "5 p.m."),
+        ("My daughter's name is Mary-Kate O'Neil.", "name", "Mary-Kate O'Neil"),
+        ("we met Jean-Luc Picard there", "name", "Jean-Luc Picard"),
+        ("call O’Brien now", "name", "O’Brien"),
+        ("a gate at Chicago O'Hare", "name", "Chicago O'Hare"),
+        (
+            "fly into Seattle-Tacoma International Airport",
+            "name",
+            "Seattle-Tacoma International Airport",
+        ),
     ],
 )
 def test_spoken_values_are_found_whole(text: str, kind: str, value: str) -> None:
