@@ -83,7 +83,9 @@ VALUE_PATTERNS: list[tuple[str, re.Pattern[str]]] = [
             r"(?![A-Za-z])"
         ),
     ),
-    ("id", re.compile(r"(?<![\w@.-])(?=[\w-]*[A-Za-z])(?=[\w-]*\d)\w+(?:-\w+)*(?![\w-])")),
+    # An identifier mixing letters and digits, with the "#" written before it ("#W2378156": an
+    # order id a tool takes as it is written).
+    ("id", re.compile(r"(?<![\w@.#-])#?(?=[\w-]*[A-Za-z])(?=[\w-]*\d)\w+(?:-\w+)*(?![\w-])")),
     # A name that holds an acronym ("AMC Mercado 20", "JFK Airport", "UCLA Medical Center"),
     # read before the acronym alone is taken as a code: one that opens with the acronym, or
     # one whose first word stands inside a sentence ("at Bay Area BART"), so that a sentence's

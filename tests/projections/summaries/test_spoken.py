@@ -97,6 +97,7 @@ COUNT = TiktokenCounter().count_text
             "name",
             "Seattle-Tacoma International Airport",
         ),
+        ("cancel order #W2378156 please", "id", "#W2378156"),
     ],
 )
 def test_spoken_values_are_found_whole(text: str, kind: str, value: str) -> None:
