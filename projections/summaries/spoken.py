@@ -17,8 +17,18 @@ found every relative date these find, plus pronouns and card digits as dates, "w
 from __future__ import annotations
 
 import re
+import unicodedata
 
-__all__ = ["MERIDIEM", "NAME_GAP", "NAME_WORD", "SPACE", "SPOKEN_NAMES", "SPOKEN_PATTERNS"]
+__all__ = [
+    "LOWER",
+    "MERIDIEM",
+    "NAME_GAP",
+    "NAME_WORD",
+    "SPACE",
+    "SPOKEN_NAMES",
+    "SPOKEN_PATTERNS",
+    "UPPER",
+]
 
 # Numbers in words compose: "twenty-four", "fifteen hundred", "two thousand five hundred".
 _UNIT_WORD = r"(?:one|two|three|four|five|six|seven|eight|nine)"
@@ -57,11 +67,36 @@ _UNITS = (
     r"hours?|minutes?|bags?|suitcases?|stops?|stars?|items?|tables?)"
 )
 _JOINER = r"(?:of|the|de|del|della|la|le|du|des|and|&|on|at|in|da|di|von|van|y)"
+
+
+def _letter_class(case: str) -> str:
+    """A character class of the Latin, Greek and Cyrillic letters of one case ("Lu" or "Ll"),
+    by their Unicode category, as ranges: names are "José Núñez", "Müller", "Nguyễn"."""
+    points = [
+        point
+        for first, last in ((0x41, 0x7A), (0xC0, 0x24F), (0x370, 0x52F), (0x1E00, 0x1EFF))
+        for point in range(first, last + 1)
+        if unicodedata.category(chr(point)) == case
+    ]
+    runs: list[list[int]] = []
+    for point in points:
+        if runs and point == runs[-1][1] + 1:
+            runs[-1][1] = point
+        else:
+            runs.append([point, point])
+    return "[" + "".join(chr(a) if a == b else f"{chr(a)}-{chr(b)}" for a, b in runs) + "]"
+
+
+#: An upper-case and a lower-case letter, beyond ASCII too.
+UPPER = _letter_class("Lu")
+LOWER = _letter_class("Ll")
 #: A capitalised word of a name: hyphenated parts and an Irish or Italian prefix belong to it
-#: ("Mary-Kate", "O'Neil", "D'Angelo").
-NAME_WORD = r"(?:[A-Z]['’])?[A-Z][a-z]+(?:-[A-Z][a-z]+)*"
+#: ("Mary-Kate", "O'Neil", "D'Angelo"), and its letters need not be ASCII ("Núñez").
+NAME_WORD = rf"(?:{UPPER}['’])?{UPPER}{LOWER}+(?:-{UPPER}{LOWER}+)*"
 # A capitalised word, inner capitals too ("OncoPharm", "BioCrest").
-_CAPITALISED = r"(?:[A-Z]['’])?[A-Z][a-z]+(?:[A-Z][a-z]+)*(?:-[A-Z][a-z]+)*(?:['’]s)?|[A-Z]{2,}"
+_CAPITALISED = (
+    rf"(?:{UPPER}['’])?{UPPER}{LOWER}+(?:[A-Z][a-z]+)*(?:-{UPPER}{LOWER}+)*(?:['’]s)?|[A-Z]{{2,}}"
+)
 #: A space within a line: whitespace but a line break.
 SPACE = r"[^\S\r\n]"
 #: Between the words of a name, in every name pattern: spaces within a line, never a line

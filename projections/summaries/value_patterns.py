@@ -7,12 +7,14 @@ from __future__ import annotations
 import re
 
 from projections.summaries.spoken import (
+    LOWER,
     MERIDIEM,
     NAME_GAP,
     NAME_WORD,
     SPACE,
     SPOKEN_NAMES,
     SPOKEN_PATTERNS,
+    UPPER,
 )
 
 __all__ = ["VALUE_PATTERNS"]
@@ -33,6 +35,12 @@ _ACRONYM = r"[A-Z]{2,5}(?![a-z])"
 _CAPITALISED = r"[A-Z][a-z]+"
 _CAPS = rf"(?:{_ACRONYM}|{_CAPITALISED})"
 _GAP = NAME_GAP
+# Numbers, amounts and identifiers are told from the words around them by ASCII word
+# characters: Chinese or Japanese text runs on without spaces ("预算500元", "订单号是W2378156"),
+# and a Unicode \w would take those characters into the value or refuse the number.
+_CJK_RUNS_ON = re.ASCII
+# The character before the space that precedes a word inside a sentence.
+_INSIDE_SENTENCE = "[" + LOWER[1:-1] + ",;]"
 # The small number a name may end with ("Witcher 3", "Suite 436"): not a clock time, a
 # decimal, a range or a percentage.
 _SMALL_NUMBER = rf"(?:{SPACE}\d{{1,3}}(?![\w:.,/%'’–-])(?!\s*(?:[ap]\.?m\b|[-–]|to\s+\d)))?"
@@ -63,7 +71,8 @@ VALUE_PATTERNS: list[tuple[str, re.Pattern[str]]] = [
         re.compile(
             r"(?i)[$€£¥]\s?\d(?:[\d,]*\d)?(?:\.\d+)?(?:[kmb]n?(?![a-z]))?|\b\d(?:[\d,]*\d)?(?:\.\d+)?\s?(?:usd|eur|gbp|cny|rmb|"
             r"dollars?|euros?|元|块|%|percent)(?![a-z])"
-            r"|\b(?:USD|EUR|GBP|CNY|RMB)\s?\d(?:[\d,]*\d)?(?:\.\d+)?(?![\w.,]*\d)"
+            r"|\b(?:USD|EUR|GBP|CNY|RMB)\s?\d(?:[\d,]*\d)?(?:\.\d+)?(?![\w.,]*\d)",
+            _CJK_RUNS_ON,
         ),
     ),
     (
@@ -71,7 +80,8 @@ VALUE_PATTERNS: list[tuple[str, re.Pattern[str]]] = [
         re.compile(
             r"(?i)(?<![\w.,])\d+(?:,\d{3})*\s+(?:bags?|baggages?|suitcases?|passengers?|people|adults?|"
             r"children|kids|tickets?|nights?|days?|weeks?|months?|years?|hours?|minutes?|seats?|"
-            r"rooms?|items?)\b"
+            r"rooms?|items?)\b",
+            _CJK_RUNS_ON,
         ),
     ),
     # A street address: a house number, not a year, before capitalised words in a row
@@ -85,7 +95,12 @@ VALUE_PATTERNS: list[tuple[str, re.Pattern[str]]] = [
     ),
     # An identifier mixing letters and digits, with the "#" written before it ("#W2378156": an
     # order id a tool takes as it is written).
-    ("id", re.compile(r"(?<![\w@.#-])#?(?=[\w-]*[A-Za-z])(?=[\w-]*\d)\w+(?:-\w+)*(?![\w-])")),
+    (
+        "id",
+        re.compile(
+            r"(?<![\w@.#-])#?(?=[\w-]*[A-Za-z])(?=[\w-]*\d)\w+(?:-\w+)*(?![\w-])", _CJK_RUNS_ON
+        ),
+    ),
     # A name that holds an acronym ("AMC Mercado 20", "JFK Airport", "UCLA Medical Center"),
     # read before the acronym alone is taken as a code: one that opens with the acronym, or
     # one whose first word stands inside a sentence ("at Bay Area BART"), so that a sentence's
@@ -102,14 +117,15 @@ VALUE_PATTERNS: list[tuple[str, re.Pattern[str]]] = [
     # A quantity with its unit ("1000 mg", "42 U/L", "1.25 kg"), not an ordinal ("21st").
     (
         "quantity",
-        re.compile(rf"(?<![\w.,:/])\d+(?:[.,]\d+)*\s?{_UNIT}(?![\w/])"),
+        re.compile(rf"(?<![\w.,:/])\d+(?:[.,]\d+)*\s?{_UNIT}(?![\w/])", _CJK_RUNS_ON),
     ),
     *SPOKEN_NAMES,
     # Capitalised words in a row, a small number among them: "Type 2 Diabetes".
     (
         "name",
         re.compile(
-            rf"(?<![\w.'’-]){NAME_WORD}(?:{_GAP}(?:\d{{1,3}}{_GAP})?{NAME_WORD})+(?![A-Za-z'’-])"
+            rf"(?<![\w.'’-]){NAME_WORD}(?:{_GAP}(?:\d{{1,3}}{_GAP})?{NAME_WORD})+"
+            rf"(?!{UPPER}|{LOWER}|['’-])"
         ),
     ),
     # A word with inner capitals, wherever it stands: a name ("OncoPharm", "iPhone").
@@ -119,16 +135,22 @@ VALUE_PATTERNS: list[tuple[str, re.Pattern[str]]] = [
     # time, a decimal or a range).
     (
         "name",
-        re.compile(rf"(?<=[a-z,;] )(?=\S{{3}}){NAME_WORD}{_SMALL_NUMBER}(?![\w'-])"),
+        re.compile(rf"(?<={_INSIDE_SENTENCE} )(?=\S{{3}}){NAME_WORD}{_SMALL_NUMBER}(?![\w'-])"),
     ),
     # A range of numbers ("numbers 1-20", "pages 10–12").
-    ("number", re.compile(r"(?<![\w.,:/-])\d{1,4}\s?[-–]\s?\d{1,4}(?![\w.,:/-]*\d)")),
+    (
+        "number",
+        re.compile(r"(?<![\w.,:/-])\d{1,4}\s?[-–]\s?\d{1,4}(?![\w.,:/-]*\d)", _CJK_RUNS_ON),
+    ),
     # A number with decimals ("1.8", "0.25"), a reading or ratio of two numbers ("138/85").
-    ("number", re.compile(r"(?<![\w.,:/])\d+(?:\.\d+|/\d+)(?![\w.,:/]*\d)")),
+    ("number", re.compile(r"(?<![\w.,:/])\d+(?:\.\d+|/\d+)(?![\w.,:/]*\d)", _CJK_RUNS_ON)),
     # A bare number of three digits or more ("2,500" too), not a piece of a time or code
     # ("15:00", "05").
     (
         "number",
-        re.compile(r"(?<![\w.,:])(?:[1-9]\d{0,2}(?:,\d{3})+|[1-9]\d{2,})(?:\.\d+)?(?![\w.,:]*\d)"),
+        re.compile(
+            r"(?<![\w.,:])(?:[1-9]\d{0,2}(?:,\d{3})+|[1-9]\d{2,})(?:\.\d+)?(?![\w.,:]*\d)",
+            _CJK_RUNS_ON,
+        ),
     ),
 ]

@@ -98,6 +98,12 @@ COUNT = TiktokenCounter().count_text
             "Seattle-Tacoma International Airport",
         ),
         ("cancel order #W2378156 please", "id", "#W2378156"),
+        ("Me llamo José Núñez", "name", "José Núñez"),
+        ("Ich heiße Anna Müller", "name", "Anna Müller"),
+        ("ask for Nguyễn Văn An", "name", "Nguyễn Văn An"),
+        ("两张票，预算500元", "amount", "500元"),
+        ("我叫王小明，订单号是W2378156", "id", "W2378156"),
+        ("体重70 kg", "quantity", "70 kg"),
     ],
 )
 def test_spoken_values_are_found_whole(text: str, kind: str, value: str) -> None:
