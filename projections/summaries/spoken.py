@@ -30,15 +30,42 @@ __all__ = [
     "UPPER",
 ]
 
+_Trie = dict[str, "_Trie"]
+
+
+def _one_of(words: list[str]) -> str:
+    """``words`` as one alternation factored by their letters ("f(?:ive|our(?:teen)?)"):
+    Python's ``re`` tries an alternation's branches one by one at every position, and these
+    run at every word of every turn."""
+    trie: _Trie = {}
+    for word in words:
+        node = trie
+        for letter in word:
+            node = node.setdefault(letter, {})
+        node[""] = {}
+
+    def emit(node: _Trie) -> str:
+        ends = "" in node
+        branches = [letter + emit(child) for letter, child in sorted(node.items()) if letter]
+        if not branches:
+            return ""
+        body = branches[0] if len(branches) == 1 else "(?:" + "|".join(branches) + ")"
+        return f"(?:{body})?" if ends else body
+
+    return "(?:" + emit(trie) + ")"
+
+
 # Numbers in words compose: "twenty-four", "fifteen hundred", "two thousand five hundred".
-_UNIT_WORD = r"(?:one|two|three|four|five|six|seven|eight|nine)"
-_TEEN_WORD = r"(?:ten|eleven|twelve|thirteen|fourteen|fifteen|sixteen|seventeen|eighteen|nineteen)"
-_TENS_WORD = r"(?:twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety)"
-_SMALL_WORDS = rf"(?:{_TENS_WORD}(?:[-\s]{_UNIT_WORD})?|{_TEEN_WORD}|{_UNIT_WORD})"
-_NUMBER_WORDS = (
-    rf"(?:(?:a|{_SMALL_WORDS})\s+(?:hundred|thousand)"
-    rf"(?:\s+(?:and\s+)?{_SMALL_WORDS}(?:\s+hundred)?)?|{_SMALL_WORDS})"
+_UNITS_WORDS = ["one", "two", "three", "four", "five", "six", "seven", "eight", "nine"]
+_TEENS_WORDS = ["ten", "eleven", "twelve", "thirteen", "fourteen", "fifteen", "sixteen"]
+_TEENS_WORDS += ["seventeen", "eighteen", "nineteen"]
+_TENS_WORDS = ["twenty", "thirty", "forty", "fifty", "sixty", "seventy", "eighty", "ninety"]
+_UNIT_WORD = _one_of(_UNITS_WORDS)
+_SMALL_WORDS = (
+    rf"(?:{_one_of(_TENS_WORDS)}(?:[-\s]{_UNIT_WORD})?|{_one_of(_TEENS_WORDS + _UNITS_WORDS)})"
 )
+_SCALE = r"\s+(?:hundred|thousand)(?:\s+(?:and\s+)?" + _SMALL_WORDS + r"(?:\s+hundred)?)?"
+_NUMBER_WORDS = rf"(?:a{_SCALE}|{_SMALL_WORDS}(?:{_SCALE})?)"
 _NUMBER = rf"(?:\d{{1,2}}|{_SMALL_WORDS}|a\s+couple\s+of|a\s+few)"
 _MONTH = (
     r"(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|"
@@ -50,10 +77,13 @@ _CAPITAL_MONTH = (
     r"Sep(?:t(?:ember)?)?|Oct(?:ober)?|Nov(?:ember)?|Dec(?:ember)?)"
 )
 _WEEKDAY = r"(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday)s?"
-_ORDINAL_UNIT = r"(?:first|second|third|fourth|fifth|sixth|seventh|eighth|ninth)"
+_ORDINAL_UNITS = ["first", "second", "third", "fourth", "fifth", "sixth", "seventh", "eighth"]
+_ORDINAL_UNITS += ["ninth"]
+_ORDINAL_TEENS = ["tenth", "eleventh", "twelfth", "thirteenth", "fourteenth", "fifteenth"]
+_ORDINAL_TEENS += ["sixteenth", "seventeenth", "eighteenth", "nineteenth", "twentieth", "thirtieth"]
 _ORDINAL_WORD = (
-    rf"(?:(?:twenty|thirty)[-\s]{_ORDINAL_UNIT}|tenth|eleventh|twelfth|thirteenth|fourteenth|"
-    rf"fifteenth|sixteenth|seventeenth|eighteenth|nineteenth|twentieth|thirtieth|{_ORDINAL_UNIT})"
+    rf"(?:t(?:wenty|hirty)[-\s]{_one_of(_ORDINAL_UNITS)}"
+    rf"|{_one_of(_ORDINAL_TEENS + _ORDINAL_UNITS)})"
 )
 _ORDINAL = r"\d{1,2}(?:st|nd|rd|th)"
 # A day of the month, in digits or in words ("the 21st", "the twenty-first").
