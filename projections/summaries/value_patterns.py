@@ -53,10 +53,14 @@ VALUE_PATTERNS: list[tuple[str, re.Pattern[str]]] = [
     ("date", re.compile(r"(?:\d{4}\s*年\s*)?\d{1,2}\s*月\s*\d{1,2}\s*[日号]")),
     ("date", re.compile(rf"(?i)\b{_MONTH}\.?\s+\d{{1,2}}(?:st|nd|rd|th)?(?:,?\s+\d{{4}})?\b")),
     ("date", re.compile(rf"(?i)\b\d{{1,2}}(?:st|nd|rd|th)?\s+{_MONTH}\b\.?(?:,?\s+\d{{4}})?")),
-    # A range of clock times is one value ("10 AM - 12 PM", "9:00 to 17:30", "10-11 am").
+    # A range of clock times is one value ("10 AM - 12 PM", "9:00 to 17:30", "10-11 am",
+    # "between 3 and 5 pm").
     (
         "time",
-        re.compile(rf"(?i)(?<![\w:]){_HOUR}\s*(?:[-–—]|to|until)\s*{_CLOCK}(?![\w:])"),
+        re.compile(
+            rf"(?i)(?<![\w:]){_HOUR}\s*(?:[-–—]|to|until)\s*{_CLOCK}(?![\w:])"
+            rf"|(?<=\bbetween ){_HOUR}\s+and\s+{_CLOCK}(?![\w:])"
+        ),
     ),
     (
         "time",

@@ -98,6 +98,7 @@ COUNT = TiktokenCounter().count_text
             "Seattle-Tacoma International Airport",
         ),
         ("cancel order #W2378156 please", "id", "#W2378156"),
+        ("call between 3 and 5 pm", "time", "3 and 5 pm"),
         ("Me llamo José Núñez", "name", "José Núñez"),
         ("Ich heiße Anna Müller", "name", "Anna Müller"),
         ("ask for Nguyễn Văn An", "name", "Nguyễn Văn An"),
