@@ -19,6 +19,7 @@ from projections.cli.common import (
     stored_session,
 )
 from projections.cli.params import TENANT_HELP
+from projections.cli.rows import print_table
 from projections.context.messages import shown_text
 from projections.ledger import Ledger
 from projections.recall.index import SEARCH_INDEX
@@ -96,10 +97,6 @@ def search_command(
         for row in rows:
             print_json(row)
         return
-    if not rows:
-        where = ", ".join(session_ids) if session_ids else "any session"
-        stdout.print(f"no message matches {query!r} in {tenant} ({where})")
-        return
     table = Table(title=f"search {query!r} in {tenant}")
     for column in ("session", "id", "version", "role", "score", "text"):
         table.add_column(column, overflow="fold")
@@ -113,4 +110,5 @@ def search_command(
             f"{row['score']:.2f}",
             literal(text if len(text) <= 80 else text[:79] + "…"),
         )
-    stdout.print(table)
+    where = ", ".join(session_ids) if session_ids else "any session"
+    print_table(stdout, table, f"no message matches {query!r} in {tenant} ({where})")

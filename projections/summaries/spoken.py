@@ -22,6 +22,7 @@ import unicodedata
 __all__ = [
     "LOWER",
     "MERIDIEM",
+    "MONTH",
     "NAME_GAP",
     "NAME_WORD",
     "SPACE",
@@ -67,15 +68,13 @@ _SMALL_WORDS = (
 _SCALE = r"\s+(?:hundred|thousand)(?:\s+(?:and\s+)?" + _SMALL_WORDS + r"(?:\s+hundred)?)?"
 _NUMBER_WORDS = rf"(?:a{_SCALE}|{_SMALL_WORDS}(?:{_SCALE})?)"
 _NUMBER = rf"(?:\d{{1,2}}|{_SMALL_WORDS}|a\s+couple\s+of|a\s+few)"
-_MONTH = (
-    r"(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|"
-    r"sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)"
-)
+_MONTH_NAMES = ["jan(?:uary)?", "feb(?:ruary)?", "mar(?:ch)?", "apr(?:il)?", "may", "june?"]
+_MONTH_NAMES += ["july?", "aug(?:ust)?", "sep(?:t(?:ember)?)?", "oct(?:ober)?", "nov(?:ember)?"]
+_MONTH_NAMES += ["dec(?:ember)?"]
+#: A month's name or abbreviation, to be matched case-insensitively.
+MONTH = "(?:" + "|".join(_MONTH_NAMES) + ")"
 # A month that opens a date ("June the fourth") is capitalised: "you may first" is no date.
-_CAPITAL_MONTH = (
-    r"(?-i:Jan(?:uary)?|Feb(?:ruary)?|Mar(?:ch)?|Apr(?:il)?|May|June?|July?|Aug(?:ust)?|"
-    r"Sep(?:t(?:ember)?)?|Oct(?:ober)?|Nov(?:ember)?|Dec(?:ember)?)"
-)
+_CAPITAL_MONTH = "(?-i:" + "|".join(name.capitalize() for name in _MONTH_NAMES) + ")"
 _WEEKDAY = r"(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday)s?"
 _ORDINAL_UNITS = ["first", "second", "third", "fourth", "fifth", "sixth", "seventh", "eighth"]
 _ORDINAL_UNITS += ["ninth"]
@@ -88,7 +87,10 @@ _ORDINAL_WORD = (
 _ORDINAL = r"\d{1,2}(?:st|nd|rd|th)"
 # A day of the month, in digits or in words ("the 21st", "the twenty-first").
 _DAY = rf"(?:{_ORDINAL}|{_ORDINAL_WORD})"
-_PART_OF_DAY = r"(?:in\s+the\s+(?:morning|afternoon|evening)|at\s+night|tonight)"
+_PART_OF_DAY = (
+    r"(?:in\s+the\s+(?:morning|afternoon|evening)|at\s+night|tonight"
+    r"|(?:today|tomorrow|this)\s+(?:morning|afternoon|evening|night)\b)"
+)
 #: "pm", "p.m." (its closing period too), never a sentence's full stop after "pm".
 MERIDIEM = r"(?:[ap]\.\s?m\b\.?|[ap]\s?m\b)"
 _UNITS = (
@@ -146,8 +148,6 @@ SPOKEN_PATTERNS: list[tuple[str, re.Pattern[str]]] = [
             rf"|\b(?:half|(?:a\s+)?quarter)\s+(?:past|to|after)\s+{_NUMBER}"
             rf"(?:\s*o'?clock)?(?:\s*{MERIDIEM})?"
             rf"|\b{_NUMBER}\s*o'?clock(?:\s*{MERIDIEM})?"
-            rf"|\b\d{{1,2}}(?::\d{{2}})?(?:\s*{MERIDIEM})?\s+(?:today|tomorrow|this)\s+"
-            r"(?:morning|afternoon|evening|night)\b"
             r"|\b(?:noon|midday|midnight)\b"
         ),
     ),
@@ -156,7 +156,7 @@ SPOKEN_PATTERNS: list[tuple[str, re.Pattern[str]]] = [
     (
         "date",
         re.compile(
-            rf"(?i)\b(?:on\s+)?(?:the\s+)?{_DAY}\s+of\s+{_MONTH}\b(?:\.?,?\s+\d{{4}})?"
+            rf"(?i)\b(?:on\s+)?(?:the\s+)?{_DAY}\s+of\s+{MONTH}\b(?:\.?,?\s+\d{{4}})?"
             rf"|\b(?:on\s+)?{_CAPITAL_MONTH}\s+(?:the\s+{_DAY}|{_ORDINAL_WORD})\b(?:,?\s+\d{{4}})?"
             rf"|\b(?:on\s+)?{_WEEKDAY}\s+(?:the\s+)?{_DAY}\b"
             rf"|\b(?:on\s+)?the\s+{_ORDINAL}\b"

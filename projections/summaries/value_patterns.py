@@ -9,6 +9,7 @@ import re
 from projections.summaries.spoken import (
     LOWER,
     MERIDIEM,
+    MONTH,
     NAME_GAP,
     NAME_WORD,
     SPACE,
@@ -19,10 +20,6 @@ from projections.summaries.spoken import (
 
 __all__ = ["VALUE_PATTERNS"]
 
-_MONTH = (
-    r"(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|"
-    r"sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)"
-)
 _HOUR = rf"\d{{1,2}}(?::\d{{2}})?(?:\s*{MERIDIEM})?"
 _CLOCK = rf"(?:\d{{1,2}}(?::\d{{2}})?\s*{MERIDIEM}|\d{{1,2}}:\d{{2}})"
 # A unit after a number, by its form, not from a list: a symbol without vowels ("mg", "km",
@@ -43,7 +40,7 @@ _CJK_RUNS_ON = re.ASCII
 _INSIDE_SENTENCE = "[" + LOWER[1:-1] + ",;]"
 # The small number a name may end with ("Witcher 3", "Suite 436"): not a clock time, a
 # decimal, a range or a percentage.
-_SMALL_NUMBER = rf"(?:{SPACE}\d{{1,3}}(?![\w:.,/%'’–-])(?!\s*(?:[ap]\.?m\b|[-–]|to\s+\d)))?"
+_SMALL_NUMBER = rf"(?:{SPACE}\d{{1,3}}(?![\w:.,/%'’–-])(?!\s*(?:{MERIDIEM}|[-–]|to\s+\d)))?"
 #: ``(kind, pattern)``: the ledger takes each span once, the first pattern that reads it wins.
 VALUE_PATTERNS: list[tuple[str, re.Pattern[str]]] = [
     *SPOKEN_PATTERNS,  # the longer spoken forms first ("5:30 in the evening" over "5:30")
@@ -51,8 +48,8 @@ VALUE_PATTERNS: list[tuple[str, re.Pattern[str]]] = [
     # A date in digits with the year last ("04/15/2024", "15.04.24"), one separator throughout.
     ("date", re.compile(r"(?<![\w/.-])\d{1,2}([/.-])\d{1,2}\1(?:\d{4}|\d{2})(?![\w/.-]*\d)")),
     ("date", re.compile(r"(?:\d{4}\s*年\s*)?\d{1,2}\s*月\s*\d{1,2}\s*[日号]")),
-    ("date", re.compile(rf"(?i)\b{_MONTH}\.?\s+\d{{1,2}}(?:st|nd|rd|th)?(?:,?\s+\d{{4}})?\b")),
-    ("date", re.compile(rf"(?i)\b\d{{1,2}}(?:st|nd|rd|th)?\s+{_MONTH}\b\.?(?:,?\s+\d{{4}})?")),
+    ("date", re.compile(rf"(?i)\b{MONTH}\.?\s+\d{{1,2}}(?:st|nd|rd|th)?(?:,?\s+\d{{4}})?\b")),
+    ("date", re.compile(rf"(?i)\b\d{{1,2}}(?:st|nd|rd|th)?\s+{MONTH}\b\.?(?:,?\s+\d{{4}})?")),
     # A range of clock times is one value ("10 AM - 12 PM", "9:00 to 17:30", "10-11 am",
     # "between 3 and 5 pm").
     (

@@ -2,31 +2,19 @@
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
-
 from projections.context.messages import Message
-from projections.context.tokens import TiktokenCounter
-from projections.summaries.offline_v2 import summarize_v2
-from projections.summaries.schema_v2 import CompactionSummaryV2, Coverage
-from projections.summaries.summarizer import SummaryRequest
+from projections.summaries.schema_v2 import CompactionSummaryV2
 from tests.benchmarks.gate_damage import _changed_text_value
+from tests.projections.summaries.offline_summary import summary_of
 
 
 def _summary() -> CompactionSummaryV2:
-    chunk = [
-        Message(id="m1", role="user", content="Which departures are left tonight?"),
-        Message(id="m2", role="assistant", content="Trains leave at 03:00 and 00:00 from Pier 4."),
-    ]
-    return summarize_v2(
-        SummaryRequest(
-            previous=None,
-            chunk=chunk,
-            budget_tokens=400,
-            created_at=datetime(2019, 3, 1, tzinfo=UTC),
-            count_tokens=TiktokenCounter().count_text,
-            versions=[1, 2],
-            coverage=Coverage(ranges=[(1, 2)], count=2, digest="0" * 64),
-        )
+    return summary_of(
+        [
+            Message(id="m1", role="user", content="Which departures are left tonight?"),
+            Message(id="m2", role="assistant", content="Trains at 03:00 and 00:00 from Pier 4."),
+        ],
+        400,
     )
 
 

@@ -5,19 +5,13 @@ calls used."""
 from __future__ import annotations
 
 import json
-from datetime import UTC, datetime
 
 import pytest
 
 from projections.context.messages import Message
-from projections.context.tokens import TiktokenCounter
 from projections.summaries.block_v2 import render_summary_block_v2
-from projections.summaries.offline_v2 import summarize_v2
-from projections.summaries.schema_v2 import CompactionSummaryV2, Coverage
-from projections.summaries.summarizer import SummaryRequest
 from projections.summaries.values import text_values
-
-COUNT = TiktokenCounter().count_text
+from tests.projections.summaries.offline_summary import summary_of
 
 
 @pytest.mark.parametrize(
@@ -102,6 +96,7 @@ COUNT = TiktokenCounter().count_text
         ("Me llamo José Núñez", "name", "José Núñez"),
         ("Ich heiße Anna Müller", "name", "Anna Müller"),
         ("ask for Nguyễn Văn An", "name", "Nguyễn Văn An"),
+        ("the café Zoë was nice", "name", "Zoë"),
         ("两张票，预算500元", "amount", "500元"),
         ("我叫王小明，订单号是W2378156", "id", "W2378156"),
         ("体重70 kg", "quantity", "70 kg"),
@@ -199,22 +194,6 @@ def test_pronouns_and_card_digits_are_not_dates() -> None:
     assert ("name", "I'm Sophia") not in [(k, v) for k, v, _ in text_values("I'm Sophia Silva")]
 
 
-def _summary_of(chunk: list[Message], budget: int) -> CompactionSummaryV2:
-    """The offline v2 summary of ``chunk`` (versions 1..n, dated 2019-03-01) in ``budget``."""
-    versions = list(range(1, len(chunk) + 1))
-    return summarize_v2(
-        SummaryRequest(
-            previous=None,
-            chunk=chunk,
-            budget_tokens=budget,
-            created_at=datetime(2019, 3, 1, tzinfo=UTC),
-            count_tokens=COUNT,
-            versions=versions,
-            coverage=Coverage(ranges=[(1, len(chunk))], count=len(chunk), digest="0" * 64),
-        )
-    )
-
-
 def test_the_summary_keeps_the_users_words_next_to_the_calls_values() -> None:
     call = {"date": "2019-03-08", "time": "13:30", "party_size": 2, "restaurant": "Ruth's Chris"}
     chunk = [
@@ -232,7 +211,7 @@ def test_the_summary_keeps_the_users_words_next_to_the_calls_values() -> None:
         Message(id="t1", role="tool", tool_call_id="c1", content='{"status": "booked"}'),
         Message(id="a2", role="assistant", content="Booked."),
     ]
-    block = render_summary_block_v2(_summary_of(chunk, 400))
+    block = render_summary_block_v2(summary_of(chunk, 400))
     for said in ("table for two", "the 8th", "half past 1 in the afternoon", "Steak House"):
         assert said in block, block
     for canonical in ("2019-03-08", "13:30"):
@@ -247,7 +226,7 @@ def test_a_users_value_outranks_the_long_statement_that_holds_it() -> None:
         "I keep coming back to for every single deal is Dealogic Connect, no question about it."
     )
     chunk = [Message(id="u1", role="user", content=statement)]
-    summary = _summary_of(chunk, 70)
+    summary = summary_of(chunk, 70)
     assert [v.value for v in summary.values] == ["Dealogic Connect"], summary
     assert summary.facts == [], summary
 
@@ -268,9 +247,9 @@ def test_an_assistants_statement_without_a_value_yields_to_a_tools_value() -> No
             content="Please let me know which option you would like, if you need anything more.",
         ),
     ]
-    roomy = _summary_of(chunk, 400)
+    roomy = summary_of(chunk, 400)
     assert [f.value for f in roomy.facts] == [chunk[2].content]  # a fact when there is room
     for budget in range(40, 160, 5):  # at every budget, the statement only beside the value
-        summary = _summary_of(chunk, budget)
+        summary = summary_of(chunk, budget)
         if summary.facts:
             assert "North" in [v.value for v in summary.values], (budget, summary)
