@@ -62,6 +62,8 @@ _TEENS_WORDS = ["ten", "eleven", "twelve", "thirteen", "fourteen", "fifteen", "s
 _TEENS_WORDS += ["seventeen", "eighteen", "nineteen"]
 _TENS_WORDS = ["twenty", "thirty", "forty", "fifty", "sixty", "seventy", "eighty", "ninety"]
 _UNIT_WORD = _one_of(_UNITS_WORDS)
+# An hour in words, "one" aside ("one by one", "at one point").
+_CLOCK_WORD = _one_of([*_UNITS_WORDS[1:], "ten", "eleven", "twelve"])
 _SMALL_WORDS = (
     rf"(?:{_one_of(_TENS_WORDS)}(?:[-\s]{_UNIT_WORD})?|{_one_of(_TEENS_WORDS + _UNITS_WORDS)})"
 )
@@ -96,8 +98,18 @@ MERIDIEM = r"(?:[ap]\.\s?m\b\.?|[ap]\s?m\b)"
 _UNITS = (
     r"(?:people|persons?|guests?|travell?ers?|passengers?|adults?|children|kids?|"
     r"tickets?|seats?|rooms?|beds?|bedrooms?|bathrooms?|baths?|nights?|days?|weeks?|"
-    r"hours?|minutes?|bags?|suitcases?|stops?|stars?|items?|tables?)"
+    r"hours?|hrs?|minutes?|mins?|seconds?|secs?|bags?|suitcases?|stops?|stars?|items?|"
+    r"tables?|degrees?)"
 )
+# One word may stand between a count and its unit ("3 business days", "2 king rooms", "two
+# checked bags"), but not a word that opens a phrase of its own ("5 every day", "2 of the");
+# after "one", only "more" or "extra" ("one more night": "one summer day" tells a story).
+_COUNT_MODIFIER = (
+    r"(?:(?<!\bone\s)(?!(?:every|each|per|a|an|the|of|in|on|at|for|to|and|or|more\s+than)\b)"
+    r"[a-z]+\s+|(?:more|extra)\s+)?"
+)
+# "and a half" after a count's number ("1 and a half hours") or its unit ("an hour and a half").
+_HALVES = r"(?:\s+and\s+a\s+half)?"
 _JOINER = r"(?:of|the|de|del|della|la|le|du|des|and|&|on|at|in|da|di|von|van|y)"
 
 
@@ -136,6 +148,8 @@ SPACE = r"[^\S\r\n]"
 NAME_GAP = SPACE + "+"
 _GAP = NAME_GAP
 
+# Where a sentence starts: the text's or a line's start, or after a sentence's end.
+_SENTENCE_START = r"(?:(?<![^\n])|(?<=[.!?]\s))"
 #: ``(kind, pattern)``, longest forms first: the ledger takes each span once, first pattern wins.
 SPOKEN_PATTERNS: list[tuple[str, re.Pattern[str]]] = [
     # "half past 1 in the afternoon", "quarter to seven", "8 o'clock at night", "5:30 in the
@@ -148,7 +162,22 @@ SPOKEN_PATTERNS: list[tuple[str, re.Pattern[str]]] = [
             rf"|\b(?:half|(?:a\s+)?quarter)\s+(?:past|to|after)\s+{_NUMBER}"
             rf"(?:\s*o'?clock)?(?:\s*{MERIDIEM})?"
             rf"|\b{_NUMBER}\s*o'?clock(?:\s*{MERIDIEM})?"
+            # "at half six": half past six, as said in Britain (the lookbehind after the literal:
+            # a pattern whose branches all open with a word boundary or a letter is searched
+            # for that letter, one that opens with a lookbehind is tried at every position)
+            rf"|\bhalf(?<=\bat half)\s+(?:\d{{1,2}}|{_SMALL_WORDS})\b(?!\s+(?:an?|{_UNITS})\b)"
             r"|\b(?:noon|midday|midnight)\b"
+        ),
+    ),
+    # "at 5.", "around eight, ...", "by 6 tomorrow": an hour alone after a word that
+    # places it in time, where nothing follows that could be its unit or its noun
+    # ("at 5 Main Street", "around 8 people"; "one by one" is no time)
+    # (a pattern of its own: the prefilter admits the one above only where a clock word is)
+    (
+        "time",
+        re.compile(
+            rf"(?i)\b(?:at|around|by|until|till)\s+(?:1[0-2]|[1-9]|{_CLOCK_WORD})(?!\s+{_PART_OF_DAY})"
+            rf"(?=\s*(?:[.,;!?)](?!\d)|$)|\s+(?:on|tomorrow|today|tonight|then|sharp|or)\b)"
         ),
     ),
     # "the 8th of March", "8th of March 2024", "the twenty-first of June", "June the fourth",
@@ -159,10 +188,13 @@ SPOKEN_PATTERNS: list[tuple[str, re.Pattern[str]]] = [
             rf"(?i)\b(?:on\s+)?(?:the\s+)?{_DAY}\s+of\s+{MONTH}\b(?:\.?,?\s+\d{{4}})?"
             rf"|\b(?:on\s+)?{_CAPITAL_MONTH}\s+(?:the\s+{_DAY}|{_ORDINAL_WORD})\b(?:,?\s+\d{{4}})?"
             rf"|\b(?:on\s+)?{_WEEKDAY}\s+(?:the\s+)?{_DAY}\b"
-            rf"|\b(?:on\s+)?the\s+{_ORDINAL}\b"
+            # ("the 5th Avenue" is a street: a capitalised word after the ordinal, not a day's
+            # or a month's, makes it a name's)
+            rf"|\b(?:on\s+)?the\s+{_ORDINAL}\b(?!\s+(?!(?:{_WEEKDAY}|{MONTH})\b)(?-i:[A-Z]))"
             rf"|\b(?:next|this|last|coming|following)\s+(?:{_WEEKDAY}|week(?:end)?|month|year)\b"
             rf"|\b(?:the\s+)?day\s+(?:after|before)\s+(?:tomorrow|yesterday)\b"
             rf"|\b(?:on\s+)?{_WEEKDAY}\b"
+            rf"|\b(?:mid-?\s?|early\s+|late\s+){_CAPITAL_MONTH}\b"  # "mid-March", "early June"
         ),
     ),
     # "yesterday", "tomorrow", "3 days ago", "in two weeks": relative to the turn's own date
@@ -174,11 +206,13 @@ SPOKEN_PATTERNS: list[tuple[str, re.Pattern[str]]] = [
             rf"|\bin\s+{_NUMBER}\s+(?:days?|weeks?|months?)\b"
         ),
     ),
-    # "two tickets", "a couple of nights", "a table for two", "party of 4"
+    # "two tickets", "a couple of nights", "a table for two", "party of 4", "a 3-hour drive"
     (
         "count",
         re.compile(
-            rf"(?i)(?<![\w.,]){_NUMBER}\s+(?:more\s+|extra\s+|checked\s+)?{_UNITS}\b"
+            rf"(?i)(?<![\w.,])(?:(?:\d{{1,3}}\s?[-–]\s?)?(?:\d{{1,2}}\.\d+|{_NUMBER})"
+            rf"{_HALVES}(?:\s+{_COUNT_MODIFIER}|-)"
+            rf"|half\s+an?\s+|an?\s+(?={_UNITS}\s+and\s+a\s+half\b)){_UNITS}\b{_HALVES}"
             rf"|\b(?:table|party|reservation|booking)\s+(?:for|of)\s+{_NUMBER}\b"
         ),
     ),
@@ -196,14 +230,25 @@ SPOKEN_PATTERNS: list[tuple[str, re.Pattern[str]]] = [
 #: Names in words, tried after the typed dates, ids and codes ("EWR on May 21" is a code and
 #: a date, not a name) and before the plain run of capitalised words.
 SPOKEN_NAMES: list[tuple[str, re.Pattern[str]]] = [
-    # A title in quotes: "The Lion King", 'Hotel California'
-    ("name", re.compile(r"(?<![\w])[\"“']([A-Z][^\"”'\n]{1,60})[\"”'](?![\w])")),
-    # A multi-word name joined by small words or with a possessive: "Hotel del Coronado",
-    # "Bank of America", "Ruth's Chris Steak House" (never from "I'm", "I'd", ...)
+    # A title in quotes: "The Lion King", 'Hotel California'; a name after an abbreviated
+    # title: "Dr. Patel", "Mrs. Robinson", "St. Louis" (a capitalised word of two or three
+    # letters without a vowel before a full stop is an abbreviation, not a sentence's last
+    # word: "Yes. Please" stays apart).
     (
         "name",
         re.compile(
-            rf"(?<![\w.])(?!I['’])(?:{_CAPITALISED})"
+            r"(?<![\w])(?=[\"“'A-Z])(?:[\"“'][A-Z][^\"”'\n]{1,60}[\"”'](?![\w])"
+            rf"|(?<!\.)[A-Z](?![a-z]*[aeiouy])[a-z]{{1,2}}\.(?:{_GAP}{NAME_WORD})+(?![\w'’-]))"
+        ),
+    ),
+    # A multi-word name joined by small words or with a possessive: "Hotel del Coronado",
+    # "Bank of America", "Ruth's Chris Steak House" (never from "I'm", "I'd", ...); a
+    # sentence that opens "Book the ..." or "Call the ..." opens with a verb, not a name's word.
+    (
+        "name",
+        re.compile(
+            rf"(?<![\w.])(?={UPPER})(?!I['’])(?!{_SENTENCE_START}{UPPER}{LOWER}+{_GAP}the{_GAP})"
+            rf"(?:{_CAPITALISED})"
             rf"(?:{_GAP}(?:{_JOINER}{_GAP})+(?:{_CAPITALISED})|{_GAP}(?:{_CAPITALISED}))*"
             rf"(?:{_GAP}(?:{_JOINER}{_GAP})+(?:{_CAPITALISED})|(?<=['’]s){_GAP}(?:{_CAPITALISED}))"
             rf"(?:{_GAP}(?:{_JOINER}{_GAP})*(?:{_CAPITALISED}))*(?![\w])"

@@ -28,10 +28,14 @@ _UNIT = (
     r"(?:[A-Za-z]{1,4}/[A-Za-z]{1,4}"
     r"|(?!(?:st|nd|rd|th|x)\b)(?![A-Za-z]*[AEIOUYaeiouy])[A-Za-z]{1,5})"
 )
+# A number glued to a unit in small letters ("70kg", "500ml", "5km"): a quantity, not an id.
+_GLUED_QUANTITY = r"\d+(?:\.\d+)?(?!(?:st|nd|rd|th|x)\b)(?![a-z]*[aeiouy])[a-z]{2,4}(?![\w-])"
 _ACRONYM = r"[A-Z]{2,5}(?![a-z])"
 _CAPITALISED = r"[A-Z][a-z]+"
 _CAPS = rf"(?:{_ACRONYM}|{_CAPITALISED})"
 _GAP = NAME_GAP
+# One or more capitalised words after the first of a name.
+_GAP_WORDS = rf"(?:{_GAP}{NAME_WORD})+"
 # Numbers, amounts and identifiers are told from the words around them by ASCII word
 # characters: Chinese or Japanese text runs on without spaces ("预算500元", "订单号是W2378156"),
 # and a Unicode \w would take those characters into the value or refuse the number.
@@ -41,6 +45,8 @@ _INSIDE_SENTENCE = "[" + LOWER[1:-1] + ",;]"
 # The small number a name may end with ("Witcher 3", "Suite 436"): not a clock time, a
 # decimal, a range or a percentage.
 _SMALL_NUMBER = rf"(?:{SPACE}\d{{1,3}}(?![\w:.,/%'’–-])(?!\s*(?:{MERIDIEM}|[-–]|to\s+\d)))?"
+# "$1.2 million", "3 billion euros"
+_MAGNITUDE = r"\s(?:thousand|million|billion|trillion)\b"
 #: ``(kind, pattern)``: the ledger takes each span once, the first pattern that reads it wins.
 VALUE_PATTERNS: list[tuple[str, re.Pattern[str]]] = [
     *SPOKEN_PATTERNS,  # the longer spoken forms first ("5:30 in the evening" over "5:30")
@@ -48,8 +54,24 @@ VALUE_PATTERNS: list[tuple[str, re.Pattern[str]]] = [
     # A date in digits with the year last ("04/15/2024", "15.04.24"), one separator throughout.
     ("date", re.compile(r"(?<![\w/.-])\d{1,2}([/.-])\d{1,2}\1(?:\d{4}|\d{2})(?![\w/.-]*\d)")),
     ("date", re.compile(r"(?:\d{4}\s*年\s*)?\d{1,2}\s*月\s*\d{1,2}\s*[日号]")),
-    ("date", re.compile(rf"(?i)\b{MONTH}\.?\s+\d{{1,2}}(?:st|nd|rd|th)?(?:,?\s+\d{{4}})?\b")),
+    # The day first ("8 May, 2023"), read before a month with its year ("May, 2023").
     ("date", re.compile(rf"(?i)\b\d{{1,2}}(?:st|nd|rd|th)?\s+{MONTH}\b\.?(?:,?\s+\d{{4}})?")),
+    # A month with its day ("Mar 15", "May 21st, 2024") or its year ("May 2027", "Sept. 2025").
+    (
+        "date",
+        re.compile(
+            rf"(?i)\b{MONTH}\.?(?:\s+\d{{1,2}}(?:st|nd|rd|th)?(?:,?\s+\d{{4}})?\b"
+            r"|,?\s+(?:1[89]|2\d)\d\d(?![\w.,:]*\d))"
+        ),
+    ),
+    # An ordinal alone ("the 22nd or 23rd"): a day, not an id (after the dates that hold it;
+    # before a capitalised word, a numbered street's: "5th Avenue").
+    (
+        "date",
+        re.compile(
+            r"\b(?:[1-9]|[12]\d|3[01])(?<![.#-][1-9])(?<![.#-]\d\d)(?:st|nd|rd|th)\b(?!-|\s+[A-Z])"
+        ),
+    ),
     # A range of clock times is one value ("10 AM - 12 PM", "9:00 to 17:30", "10-11 am",
     # "between 3 and 5 pm").
     (
@@ -57,12 +79,17 @@ VALUE_PATTERNS: list[tuple[str, re.Pattern[str]]] = [
         re.compile(
             rf"(?i)(?<![\w:]){_HOUR}\s*(?:[-–—]|to|until)\s*{_CLOCK}(?![\w:])"
             rf"|(?<=\bbetween ){_HOUR}\s+and\s+{_CLOCK}(?![\w:])"
+            # "from 10 to 11" with no "am" or "pm": a range of hours when nothing that could be
+            # its unit follows ("from 10 to 11 people" is no time)
+            rf"|\b(?<=\bfrom )\d{{1,2}}(?::\d{{2}})?\s+(?:to|until|till)\s+\d{{1,2}}(?::\d{{2}})?"
+            rf"(?=\s*(?:[.,;!?)](?!\d)|$)|\s+(?:on|at|tomorrow|today|tonight|this|next|every)\b)"
         ),
     ),
     (
         "time",
         re.compile(
-            rf"(?i)(?<![\d.])\d{{1,2}}:\d{{2}}(?:\s*{MERIDIEM})?(?!\d)"
+            # ("19h30" as written in France)
+            rf"(?i)(?<![\d.])\d{{1,2}}(?::\d{{2}}(?:\s*{MERIDIEM})?(?!\d)|h[0-5]\d\b)"
             rf"|(?<![\d.])\d{{1,2}}\.\d{{2}}\s*{MERIDIEM}|(?<![\d.])\b\d{{1,2}}\s*{MERIDIEM}"
         ),
     ),
@@ -70,8 +97,9 @@ VALUE_PATTERNS: list[tuple[str, re.Pattern[str]]] = [
     (
         "amount",
         re.compile(
-            r"(?i)[$€£¥]\s?\d(?:[\d,]*\d)?(?:\.\d+)?(?:[kmb]n?(?![a-z]))?|\b\d(?:[\d,]*\d)?(?:\.\d+)?\s?(?:usd|eur|gbp|cny|rmb|"
-            r"dollars?|euros?|元|块|%|percent)(?![a-z])"
+            rf"(?i)[$€£¥]\s?\d(?:[\d,]*\d)?(?:\.\d+)?(?:[kmb]n?(?![a-z])|{_MAGNITUDE})?"
+            rf"|\b\d(?:[\d,.]*\d)?(?:{_MAGNITUDE})?\s?(?:usd|eur|gbp|cny|rmb|"
+            r"dollars?|euros?|元|块|%|percent|[€£¥$](?!\s?\d))(?![a-z])"
             r"|\b(?:USD|EUR|GBP|CNY|RMB)\s?\d(?:[\d,]*\d)?(?:\.\d+)?(?![\w.,]*\d)",
             _CJK_RUNS_ON,
         ),
@@ -86,20 +114,28 @@ VALUE_PATTERNS: list[tuple[str, re.Pattern[str]]] = [
         ),
     ),
     # A street address: a house number, not a year, before capitalised words in a row
-    # ("1600 Amphitheatre Parkway", "221B Baker Street").
+    # ("1600 Amphitheatre Parkway", "221B Baker Street", "172 Boulevard Saint-Germain"); a
+    # numbered street ("5th Avenue", "42nd Street West").
     (
         "name",
         re.compile(
-            rf"(?<![\w.,:/$€£¥-])(?!(?:19|20)\d\d\b)\d{{1,5}}[A-Z]?{_GAP}[A-Z][a-z]+(?:{_GAP}[A-Z][a-z]+)+"
-            r"(?![A-Za-z])"
+            rf"(?<![\w.,:/$€£¥-])(?:(?!(?:19|20)\d\d\b)\d{{1,5}}[A-Z]?{_GAP}{NAME_WORD}"
+            rf"|\d{{1,3}}(?:st|nd|rd|th)){_GAP_WORDS}(?![\w'’-])"
         ),
     ),
-    # An identifier mixing letters and digits, with the "#" written before it ("#W2378156": an
-    # order id a tool takes as it is written).
+    # An identifier: two codes in a row that are one, a postcode ("CB2 1TN", "K1A 0B1"; each
+    # part mixes capitals and digits) or a carrier and its flight number ("UA 90", "AA 1234");
+    # or one word mixing letters and digits, with the "#" written before it ("#W2378156": an
+    # order id a tool takes as it is written), not a number glued to its unit ("70kg").
     (
         "id",
         re.compile(
-            r"(?<![\w@.#-])#?(?=[\w-]*[A-Za-z])(?=[\w-]*\d)\w+(?:-\w+)*(?![\w-])", _CJK_RUNS_ON
+            # (the two codes' shape is looked for first: most words fail it at once)
+            r"(?<![\w@.#-])(?:(?=[A-Z\d]{2,4}\s[A-Z\d])(?:(?=[A-Z]*\d)(?=\d*[A-Z])[A-Z\d]{2,4}\s"
+            r"(?=[A-Z]*\d)(?=\d*[A-Z])[A-Z\d]{2,4}(?![\w-])"
+            r"|(?!(?:AM|PM|OK|NO|ID|TV)\b)[A-Z]{2}\s\d{1,4}(?![\w.,:/%-]*\d)(?!\s*%))"
+            rf"|#?(?=[\w-]*[A-Za-z])(?=[\w-]*\d)(?!{_GLUED_QUANTITY})\w+(?:-\w+)*(?![\w-]))",
+            _CJK_RUNS_ON,
         ),
     ),
     # A name that holds an acronym ("AMC Mercado 20", "JFK Airport", "UCLA Medical Center"),

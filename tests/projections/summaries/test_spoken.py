@@ -38,7 +38,7 @@ from tests.projections.summaries.offline_summary import summary_of
         ("a trip to the Statue of Liberty", "name", "Statue of Liberty"),
         ("my blood pressure was 138/85 today", "number", "138/85"),
         ("a GPA of 3.8 last term", "number", "3.8"),
-        ("we rated it 3.5 stars", "number", "3.5"),
+        ("we rated it 3.5 stars", "count", "3.5 stars"),
         ("a hall for 2,500 people", "count", "2,500 people"),
         ("raised 12,000,000 in the round", "number", "12,000,000"),
         ("System downtime from 10 AM - 12 PM today", "time", "10 AM - 12 PM"),
@@ -100,6 +100,36 @@ from tests.projections.summaries.offline_summary import summary_of
         ("两张票，预算500元", "amount", "500元"),
         ("我叫王小明，订单号是W2378156", "id", "W2378156"),
         ("体重70 kg", "quantity", "70 kg"),
+        ("I weigh 70kg", "quantity", "70kg"),
+        ("I ran 5km in 25 min", "count", "25 min"),
+        ("it takes 2.5 hours", "count", "2.5 hours"),
+        ("maybe 1 and a half hours", "count", "1 and a half hours"),
+        ("back in half an hour", "count", "half an hour"),
+        ("delivered within 3 business days", "count", "3 business days"),
+        ("just one more night", "count", "one more night"),
+        ("hold it for 30-60 seconds", "count", "30-60 seconds"),
+        ("set it to 72 degrees", "count", "72 degrees"),
+        ("it costs 45€ in cash", "amount", "45€"),
+        ("a $1.2 million budget", "amount", "$1.2 million"),
+        ("1.299,99 euros in total", "amount", "1.299,99 euros"),
+        ("we arrive around 19h30", "time", "19h30"),
+        ("book it for the day after tomorrow at half six", "time", "half six"),
+        ("on Friday from 10 to 11.", "time", "10 to 11"),
+        ("it expires in May 2027", "date", "May 2027"),
+        ("the postcode is CB2 1TN", "id", "CB2 1TN"),
+        ("my flight is AA 1234 today", "id", "AA 1234"),
+        ("the Marriott on 5th Avenue", "name", "5th Avenue"),
+        ("at 172 Boulevard Saint-Germain", "name", "172 Boulevard Saint-Germain"),
+        ("Book the Cambridge Belfry for me", "name", "Cambridge Belfry"),
+        ("an appointment with Dr. Patel", "name", "Dr. Patel"),
+        ("we fly to St. Louis", "name", "St. Louis"),
+        ("let's aim for mid-March", "date", "mid-March"),
+        ("sometime in early June", "date", "early June"),
+        ("about a 3-hour drive", "count", "3-hour"),
+        ("a 2-bedroom condo", "count", "2-bedroom"),
+        ("the 22nd or 23rd", "date", "23rd"),
+        ("How about Friday at 5?", "time", "at 5"),
+        ("we arrive around eight, I think", "time", "around eight"),
     ],
 )
 def test_spoken_values_are_found_whole(text: str, kind: str, value: str) -> None:
@@ -111,6 +141,29 @@ def test_words_that_only_look_like_a_date_are_no_date() -> None:
     # a month in words opens a date only capitalised; an ordinal in words needs its month
     for text in ("you may first check", "the second of two options", "on the third floor"):
         assert not [v for k, v, _ in text_values(text) if k == "date"], text
+
+
+def test_forms_that_only_look_like_the_new_ones_are_not_read_as_them() -> None:
+    for text, kind, value in (
+        ("from 10 to 11 people came", "time", "10 to 11"),  # a range of people
+        ("we eat at 5 every day", "count", "5 every day"),  # a time, then a phrase of its own
+        ("OK 3 people then", "id", "OK 3"),  # a word in capitals, not a carrier's code
+        ("it ends at 5 PM 2 days later", "id", "PM 2"),
+        ("the 8th March works", "name", "8th March"),  # a date, not a numbered street
+        ("we took them one by one.", "time", "by one"),
+        ("One summer day we went out", "count", "One summer day"),
+        ("TSH at 2.1 mIU/L", "time", "at 2"),  # a reading, not an hour
+        ("meet at 5 Main Street", "time", "at 5"),
+        ("around 8 people came", "time", "around 8"),
+        ("Yes. Please go ahead", "name", "Yes. Please"),  # a word with a vowel ends a sentence
+    ):
+        found = [(k, v) for k, v, _ in text_values(text)]
+        assert (kind, value) not in found, (text, found)
+    # the day first is one date with its year, not a month and a year
+    assert ("date", "8 May, 2023") in [(k, v) for k, v, _ in text_values("on 8 May, 2023")]
+    # inside a sentence, "X the Y" stays a name
+    found = [(k, v) for k, v, _ in text_values("We met Alexander the Great there.")]
+    assert ("name", "Alexander the Great") in found, found
 
 
 def test_a_number_is_never_cut_at_its_separator() -> None:
