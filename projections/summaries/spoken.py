@@ -103,10 +103,11 @@ _UNITS = (
 )
 # One word may stand between a count and its unit ("3 business days", "2 king rooms", "two
 # checked bags"), but not a word that opens a phrase of its own ("5 every day", "2 of the");
-# after "one", only "more" or "extra" ("one more night": "one summer day" tells a story).
+# after "one", only "more", "extra" or "checked" ("one more night"; "one summer day" tells a
+# story).
 _COUNT_MODIFIER = (
     r"(?:(?<!\bone\s)(?!(?:every|each|per|a|an|the|of|in|on|at|for|to|and|or|more\s+than)\b)"
-    r"[a-z]+\s+|(?:more|extra)\s+)?"
+    r"[a-z]+\s+|(?:more|extra|checked)\s+)?"
 )
 # "and a half" after a count's number ("1 and a half hours") or its unit ("an hour and a half").
 _HALVES = r"(?:\s+and\s+a\s+half)?"

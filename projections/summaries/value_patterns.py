@@ -42,9 +42,12 @@ _GAP_WORDS = rf"(?:{_GAP}{NAME_WORD})+"
 _CJK_RUNS_ON = re.ASCII
 # The character before the space that precedes a word inside a sentence.
 _INSIDE_SENTENCE = "[" + LOWER[1:-1] + ",;]"
-# The small number a name may end with ("Witcher 3", "Suite 436"): not a clock time, a
-# decimal, a range or a percentage.
-_SMALL_NUMBER = rf"(?:{SPACE}\d{{1,3}}(?![\w:.,/%'’–-])(?!\s*(?:{MERIDIEM}|[-–]|to\s+\d)))?"
+# The small number a name may end with ("Witcher 3", "Suite 436", "Room 1204"): not a year,
+# a clock time, a decimal, a range or a percentage.
+_SMALL_NUMBER = (
+    rf"(?:{SPACE}(?!(?:19|20)\d\d\b)\d{{1,4}}(?![\w:.,/%'’–-])"
+    rf"(?!\s*(?:{MERIDIEM}|[-–]|to\s+\d)))?"
+)
 # "$1.2 million", "3 billion euros"
 _MAGNITUDE = r"\s(?:thousand|million|billion|trillion)\b"
 #: ``(kind, pattern)``: the ledger takes each span once, the first pattern that reads it wins.
