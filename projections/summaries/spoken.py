@@ -188,7 +188,7 @@ SPOKEN_PATTERNS: list[tuple[str, re.Pattern[str]]] = [
         re.compile(
             rf"(?i)\b(?:on\s+)?(?:the\s+)?{_DAY}\s+of\s+{MONTH}\b(?:\.?,?\s+\d{{4}})?"
             rf"|\b(?:on\s+)?{_CAPITAL_MONTH}\s+(?:the\s+{_DAY}|{_ORDINAL_WORD})\b(?:,?\s+\d{{4}})?"
-            rf"|\b(?:on\s+)?{_WEEKDAY}\s+(?:the\s+)?{_DAY}\b"
+            rf"|\b(?:on\s+)?{_WEEKDAY}\s+(?:the\s+)?{_DAY}\b(?:\s+of\s+{MONTH}\b(?:\.?,?\s+\d{{4}})?)?"
             # ("the 5th Avenue" is a street: a capitalised word after the ordinal, not a day's
             # or a month's, makes it a name's)
             rf"|\b(?:on\s+)?the\s+{_ORDINAL}\b(?!\s+(?!(?:{_WEEKDAY}|{MONTH})\b)(?-i:[A-Z]))"

@@ -59,11 +59,13 @@ VALUE_PATTERNS: list[tuple[str, re.Pattern[str]]] = [
     ("date", re.compile(r"(?:\d{4}\s*年\s*)?\d{1,2}\s*月\s*\d{1,2}\s*[日号]")),
     # The day first ("8 May, 2023"), read before a month with its year ("May, 2023").
     ("date", re.compile(rf"(?i)\b\d{{1,2}}(?:st|nd|rd|th)?\s+{MONTH}\b\.?(?:,?\s+\d{{4}})?")),
-    # A month with its day ("Mar 15", "May 21st, 2024") or its year ("May 2027", "Sept. 2025").
+    # A month with its day ("Mar 15", "May 21st, 2024", "Wed, Oct 9": an abbreviated weekday
+    # before it) or its year ("May 2027", "Sept. 2025").
     (
         "date",
         re.compile(
-            rf"(?i)\b{MONTH}\.?(?:\s+\d{{1,2}}(?:st|nd|rd|th)?(?:,?\s+\d{{4}})?\b"
+            rf"(?i)\b(?:(?:mon|tue|tues|wed|thu|thur|thurs|fri|sat|sun)\.?,?\s+(?={MONTH}\.?\s+\d))?"
+            rf"{MONTH}\.?(?:\s+\d{{1,2}}(?:st|nd|rd|th)?(?:,?\s+\d{{4}})?\b"
             r"|,?\s+(?:1[89]|2\d)\d\d(?![\w.,:]*\d))"
         ),
     ),
@@ -184,12 +186,12 @@ VALUE_PATTERNS: list[tuple[str, re.Pattern[str]]] = [
     ),
     # A number with decimals ("1.8", "0.25"), a reading or ratio of two numbers ("138/85").
     ("number", re.compile(r"(?<![\w.,:/])\d+(?:\.\d+|/\d+)(?![\w.,:/]*\d)", _CJK_RUNS_ON)),
-    # A bare number of three digits or more ("2,500" too), not a piece of a time or code
-    # ("15:00", "05").
+    # A bare number of three digits or more ("2,500" too; "0042", a card's last four), not a
+    # piece of a time or code ("15:00", "05").
     (
         "number",
         re.compile(
-            r"(?<![\w.,:])(?:[1-9]\d{0,2}(?:,\d{3})+|[1-9]\d{2,})(?:\.\d+)?(?![\w.,:]*\d)",
+            r"(?<![\w.,:])(?:[1-9]\d{0,2}(?:,\d{3})+|[1-9]\d{2,}|0\d{3,})(?:\.\d+)?(?![\w.,:]*\d)",
             _CJK_RUNS_ON,
         ),
     ),
