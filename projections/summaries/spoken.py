@@ -20,6 +20,7 @@ import re
 import unicodedata
 
 __all__ = [
+    "HOUR_ENDS",
     "LOWER",
     "MERIDIEM",
     "MONTH",
@@ -29,6 +30,8 @@ __all__ = [
     "SPOKEN_NAMES",
     "SPOKEN_PATTERNS",
     "UPPER",
+    "WEEKDAYS",
+    "WEEKDAY_SHORT",
 ]
 
 _Trie = dict[str, "_Trie"]
@@ -77,7 +80,11 @@ _MONTH_NAMES += ["dec(?:ember)?"]
 MONTH = "(?:" + "|".join(_MONTH_NAMES) + ")"
 # A month that opens a date ("June the fourth") is capitalised: "you may first" is no date.
 _CAPITAL_MONTH = "(?-i:" + "|".join(name.capitalize() for name in _MONTH_NAMES) + ")"
-_WEEKDAY = r"(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday)s?"
+#: The days of the week, Monday first (``date.weekday()`` order).
+WEEKDAYS = ["monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"]
+_WEEKDAY = _one_of(WEEKDAYS) + "s?"
+#: A weekday's abbreviation ("Wed", "Tues", "Thurs"), to be matched case-insensitively.
+WEEKDAY_SHORT = _one_of([day[:3] for day in WEEKDAYS] + ["tues", "thur", "thurs"])
 _ORDINAL_UNITS = ["first", "second", "third", "fourth", "fifth", "sixth", "seventh", "eighth"]
 _ORDINAL_UNITS += ["ninth"]
 _ORDINAL_TEENS = ["tenth", "eleventh", "twelfth", "thirteenth", "fourteenth", "fifteenth"]
@@ -149,6 +156,13 @@ SPACE = r"[^\S\r\n]"
 NAME_GAP = SPACE + "+"
 _GAP = NAME_GAP
 
+#: Where an hour said without "am" or "pm" ends ("at 5.", "from 10 to 11 on Friday"): at a
+#: punctuation mark that is no decimal point, or before a word that places it in time;
+#: never before a word that could be its unit or its noun ("at 5 Main Street").
+HOUR_ENDS = (
+    r"(?=\s*(?:[.,;!?)](?!\d)|$)"
+    r"|\s+(?:on|at|tomorrow|today|tonight|this|next|every|then|sharp|or)\b)"
+)
 # Where a sentence starts: the text's or a line's start, or after a sentence's end.
 _SENTENCE_START = r"(?:(?<![^\n])|(?<=[.!?]\s))"
 #: ``(kind, pattern)``, longest forms first: the ledger takes each span once, first pattern wins.
@@ -178,7 +192,7 @@ SPOKEN_PATTERNS: list[tuple[str, re.Pattern[str]]] = [
         "time",
         re.compile(
             rf"(?i)\b(?:at|around|by|until|till)\s+(?:1[0-2]|[1-9]|{_CLOCK_WORD})(?!\s+{_PART_OF_DAY})"
-            rf"(?=\s*(?:[.,;!?)](?!\d)|$)|\s+(?:on|tomorrow|today|tonight|then|sharp|or)\b)"
+            rf"{HOUR_ENDS}"
         ),
     ),
     # "the 8th of March", "8th of March 2024", "the twenty-first of June", "June the fourth",

@@ -13,6 +13,7 @@ import re
 from datetime import date, datetime, timedelta
 
 from projections.context.messages import Message, text_of
+from projections.summaries.spoken import WEEKDAYS
 
 __all__ = ["anchor_relative_dates", "message_date"]
 
@@ -32,7 +33,6 @@ _PREFIX = re.compile(
     r"|^\s*\[[^\]]*?([A-Za-z]{3,9})\.?\s+(\d{1,2}),?\s+(\d{4})[^\]]*\]"
     r"|^\s*\[[^\]]*?(\d{4})-(\d{2})-(\d{2})[^\]]*\]"
 )
-_WEEKDAYS = ["monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"]
 _DAYS = {
     "today": 0, "tonight": 0, "this morning": 0, "this afternoon": 0, "this evening": 0,
     "yesterday": -1, "last night": -1, "tomorrow": 1, "the day before yesterday": -2,
@@ -44,7 +44,7 @@ _RELATIVE = re.compile(
     r"(?i)\b(?:the day before yesterday|the day after tomorrow|last night|this morning|"
     r"this afternoon|this evening|today|tonight|yesterday|tomorrow)\b|今天|今晚|昨天|昨晚|"
     r"明天|前天|后天|\b(?P<n>\d+|a|one|two|three|four|five|six) (?P<unit>days?|weeks?) ago\b|"
-    r"\b(?P<which>last|next|this) (?P<what>week|month|year|weekend|" + "|".join(_WEEKDAYS) + r")\b"
+    r"\b(?P<which>last|next|this) (?P<what>week|month|year|weekend|" + "|".join(WEEKDAYS) + r")\b"
 )
 
 
@@ -82,8 +82,8 @@ def _resolve(match: re.Match[str], when: date) -> str | None:
         return (when - timedelta(days=days)).isoformat()
     which, what = match.group("which").lower(), match.group("what").lower()
     step = {"last": -1, "next": 1, "this": 0}[which]
-    if what in _WEEKDAYS:
-        target = _WEEKDAYS.index(what)
+    if what in WEEKDAYS:
+        target = WEEKDAYS.index(what)
         delta = (target - when.weekday()) % 7
         if step < 0:
             delta = delta - 7 if delta else -7

@@ -7,6 +7,7 @@ from __future__ import annotations
 import re
 
 from projections.summaries.spoken import (
+    HOUR_ENDS,
     LOWER,
     MERIDIEM,
     MONTH,
@@ -16,6 +17,7 @@ from projections.summaries.spoken import (
     SPOKEN_NAMES,
     SPOKEN_PATTERNS,
     UPPER,
+    WEEKDAY_SHORT,
 )
 
 __all__ = ["VALUE_PATTERNS"]
@@ -24,12 +26,10 @@ _HOUR = rf"\d{{1,2}}(?::\d{{2}})?(?:\s*{MERIDIEM})?"
 _CLOCK = rf"(?:\d{{1,2}}(?::\d{{2}})?\s*{MERIDIEM}|\d{{1,2}}:\d{{2}})"
 # A unit after a number, by its form, not from a list: a symbol without vowels ("mg", "km",
 # "lbs", "GB", "kWh", "mmHg") or a ratio of symbols ("U/L", "mg/dL", "km/h").
-_UNIT = (
-    r"(?:[A-Za-z]{1,4}/[A-Za-z]{1,4}"
-    r"|(?!(?:st|nd|rd|th|x)\b)(?![A-Za-z]*[AEIOUYaeiouy])[A-Za-z]{1,5})"
-)
+_UNIT_FORM = r"(?!(?:st|nd|rd|th|x)\b)(?![A-Za-z]*[AEIOUYaeiouy])"  # no ordinal, no vowel
+_UNIT = rf"(?:[A-Za-z]{{1,4}}/[A-Za-z]{{1,4}}|{_UNIT_FORM}[A-Za-z]{{1,5}})"
 # A number glued to a unit in small letters ("70kg", "500ml", "5km"): a quantity, not an id.
-_GLUED_QUANTITY = r"\d+(?:\.\d+)?(?!(?:st|nd|rd|th|x)\b)(?![a-z]*[aeiouy])[a-z]{2,4}(?![\w-])"
+_GLUED_QUANTITY = rf"\d+(?:\.\d+)?{_UNIT_FORM}[a-z]{{2,4}}(?![\w-])"
 _ACRONYM = r"[A-Z]{2,5}(?![a-z])"
 _CAPITALISED = r"[A-Z][a-z]+"
 _CAPS = rf"(?:{_ACRONYM}|{_CAPITALISED})"
@@ -64,7 +64,7 @@ VALUE_PATTERNS: list[tuple[str, re.Pattern[str]]] = [
     (
         "date",
         re.compile(
-            rf"(?i)\b(?:(?:mon|tue|tues|wed|thu|thur|thurs|fri|sat|sun)\.?,?\s+(?={MONTH}\.?\s+\d))?"
+            rf"(?i)\b(?:{WEEKDAY_SHORT}\.?,?\s+(?={MONTH}\.?\s+\d))?"
             rf"{MONTH}\.?(?:\s+\d{{1,2}}(?:st|nd|rd|th)?(?:,?\s+\d{{4}})?\b"
             r"|,?\s+(?:1[89]|2\d)\d\d(?![\w.,:]*\d))"
         ),
@@ -84,10 +84,10 @@ VALUE_PATTERNS: list[tuple[str, re.Pattern[str]]] = [
         re.compile(
             rf"(?i)(?<![\w:]){_HOUR}\s*(?:[-–—]|to|until)\s*{_CLOCK}(?![\w:])"
             rf"|(?<=\bbetween ){_HOUR}\s+and\s+{_CLOCK}(?![\w:])"
-            # "from 10 to 11" with no "am" or "pm": a range of hours when nothing that could be
-            # its unit follows ("from 10 to 11 people" is no time)
+            # "from 10 to 11" with no "am" or "pm": a range of hours where an hour ends ("from
+            # 10 to 11 people" is no time)
             rf"|\b(?<=\bfrom )\d{{1,2}}(?::\d{{2}})?\s+(?:to|until|till)\s+\d{{1,2}}(?::\d{{2}})?"
-            rf"(?=\s*(?:[.,;!?)](?!\d)|$)|\s+(?:on|at|tomorrow|today|tonight|this|next|every)\b)"
+            rf"{HOUR_ENDS}"
         ),
     ),
     (

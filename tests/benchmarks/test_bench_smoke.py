@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import subprocess
 import sys
+from pathlib import Path
 
 from tests.conftest import ROOT
 
@@ -169,3 +170,9 @@ def test_growth_benchmark_prints_every_ratio() -> None:
     ):
         assert fragment in output
     assert output.count("(target ≤") == 8
+
+
+def test_values_benchmark_prints_every_figure(corpora: Path) -> None:
+    output = quick_run("tests.benchmarks.bench_values")
+    for fragment in ("turns: 300", "scan (values._typed_values)", "no prefilter", "admitted"):
+        assert fragment in output

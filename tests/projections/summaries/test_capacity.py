@@ -3,16 +3,13 @@ dropped explicitly (``dropped_facts``) and the gate accepts that only when it is
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
-
 import pytest
 
 from projections.context.messages import Message
 from projections.summaries.block_v2 import render_summary_block_v2
 from projections.summaries.gate_v2 import validate_summary_v2
-from projections.summaries.offline_v2 import summarize_v2
 from projections.summaries.schema_v2 import CompactionSummaryV2, Coverage, DroppedFact
-from projections.summaries.summarizer import SummaryRequest
+from tests.projections.summaries.offline_summary import coverage_to, summary_of
 
 CITIES = ["Chengdu", "Hangzhou", "Wuhan", "Xiamen", "Beijing", "Kunming", "Shanghai"]
 
@@ -35,18 +32,9 @@ def constraints(start: int, count: int) -> list[Message]:
 def summarise(
     messages: list[Message], first: int, parent: CompactionSummaryV2 | None, budget: int
 ) -> tuple[CompactionSummaryV2, dict[int, Message], Coverage]:
-    versions = list(range(first, first + len(messages)))
-    coverage = Coverage(ranges=[(1, versions[-1])], count=versions[-1], digest="0" * 64)
-    request = SummaryRequest(
-        previous=parent,
-        chunk=messages,
-        budget_tokens=budget,
-        created_at=datetime(2026, 1, 1, tzinfo=UTC),
-        count_tokens=words,
-        versions=versions,
-        coverage=coverage,
-    )
-    return summarize_v2(request), dict(zip(versions, messages, strict=True)), coverage
+    summary = summary_of(messages, budget, previous=parent, first=first, count_tokens=words)
+    versions = range(first, first + len(messages))
+    return summary, dict(zip(versions, messages, strict=True)), coverage_to(versions[-1])
 
 
 @pytest.fixture

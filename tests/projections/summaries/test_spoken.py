@@ -134,6 +134,7 @@ from tests.projections.summaries.offline_summary import summary_of
         ("a 2-bedroom condo", "count", "2-bedroom"),
         ("the 22nd or 23rd", "date", "23rd"),
         ("How about Friday at 5?", "time", "at 5"),
+        ("call me at 5 this Friday", "time", "at 5"),
         ("we arrive around eight, I think", "time", "around eight"),
     ],
 )
