@@ -26,6 +26,7 @@ __all__ = [
     "MONTH",
     "NAME_GAP",
     "NAME_WORD",
+    "PLURAL_COUNTS",
     "SPACE",
     "SPOKEN_NAMES",
     "SPOKEN_PATTERNS",
@@ -109,12 +110,28 @@ _UNITS = (
     r"tables?|degrees?)"
 )
 # One word may stand between a count and its unit ("3 business days", "2 king rooms", "two
-# checked bags"), but not a word that opens a phrase of its own ("5 every day", "2 of the");
+# checked bags"), but not a word that opens a phrase of its own ("5 every day", "2 of the",
+# "3 last night");
 # after "one", only "more", "extra" or "checked" ("one more night"; "one summer day" tells a
 # story).
 _COUNT_MODIFIER = (
-    r"(?:(?<!\bone\s)(?!(?:every|each|per|a|an|the|of|in|on|at|for|to|and|or|more\s+than)\b)"
+    r"(?:(?<!\bone\s)(?!(?:every|each|per|a|an|the|of|in|on|at|for|to|and|or|last|this|next|"
+    r"more\s+than)\b)"
     r"[a-z]+\s+|(?:more|extra|checked)\s+)?"
+)
+# Words that end in "s" without being a plural noun.
+_ENDS_LIKE_PLURAL = _one_of(
+    "is was has does goes this his hers its ours yours theirs us as yes plus less thus always "  # noqa: SIM905
+    "perhaps besides towards sometimes afterwards whereas unless across thanks downstairs "
+    "upstairs indoors outdoors overseas nowadays anyways regardless".split()
+)
+# Up to two words between a count and its plural ("2 large pepperoni pizzas"), neither a word
+# that opens a clause or a phrase of its own ("11 that delivers", "3 of the best") nor a
+# plural ("two reservations have flights" counts reservations).
+_PLURAL_MODIFIERS = (
+    r"(?:(?!(?:every|each|per|a|an|the|of|in|on|at|for|to|from|by|with|and|or|but|that|which|"
+    r"who|whom|whose|when|where|while|if|so|than|is|are|was|were|be|more\s+than)\b)"
+    r"(?![a-z-]+(?<![su]s)s\b)[a-z]+(?:-[a-z]+)?[ \t]+){0,2}"
 )
 # "and a half" after a count's number ("1 and a half hours") or its unit ("an hour and a half").
 _HALVES = r"(?:\s+and\s+a\s+half)?"
@@ -267,6 +284,23 @@ SPOKEN_NAMES: list[tuple[str, re.Pattern[str]]] = [
             rf"(?:{_GAP}(?:{_JOINER}{_GAP})+(?:{_CAPITALISED})|{_GAP}(?:{_CAPITALISED}))*"
             rf"(?:{_GAP}(?:{_JOINER}{_GAP})+(?:{_CAPITALISED})|(?<=['’]s){_GAP}(?:{_CAPITALISED}))"
             rf"(?:{_GAP}(?:{_JOINER}{_GAP})*(?:{_CAPITALISED}))*(?![\w])"
+        ),
+    ),
+]
+
+#: Counts known by their noun's plural, tried after amounts and quantities ("2 dollars" is an
+#: amount, "500ml" a quantity) and before names: a "tally", which ranks below a count of known
+#: units ("2 tickets") since "three continents" says less than a name.
+PLURAL_COUNTS: list[tuple[str, re.Pattern[str]]] = [
+    # A count of anything, known by its noun's plural rather than from a list of units: "2
+    # cokes", "three large pizzas", "2 large pepperoni pizzas" (never "one": "one ... s" is
+    # rarely a count; not a word that only ends like a plural: "is", "has", "bus", "glass").
+    (
+        "tally",
+        re.compile(
+            rf"(?i)(?<![\w.,:/$€£¥#-])(?:[2-9]|[1-9]\d{{1,2}}|(?!one\b){_SMALL_WORDS})"
+            rf"[ \t]+{_PLURAL_MODIFIERS}"
+            rf"(?-i:(?!{_ENDS_LIKE_PLURAL}\b)[a-z]{{2,}}(?<![su]s)s)(?![\w'’-])"
         ),
     ),
 ]

@@ -13,6 +13,7 @@ from projections.summaries.spoken import (
     MONTH,
     NAME_GAP,
     NAME_WORD,
+    PLURAL_COUNTS,
     SPACE,
     SPOKEN_NAMES,
     SPOKEN_PATTERNS,
@@ -43,13 +44,27 @@ _CJK_RUNS_ON = re.ASCII
 # The character before the space that precedes a word inside a sentence.
 _INSIDE_SENTENCE = "[" + LOWER[1:-1] + ",;]"
 # The small number a name may end with ("Witcher 3", "Suite 436", "Room 1204"): not a year,
-# a clock time, a decimal, a range or a percentage.
+# a clock time, a decimal, a range or a percentage (a full stop after it ends the sentence).
 _SMALL_NUMBER = (
-    rf"(?:{SPACE}(?!(?:19|20)\d\d\b)\d{{1,4}}(?![\w:.,/%'’–-])"
+    rf"(?:{SPACE}(?!(?:19|20)\d\d\b)\d{{1,4}}(?![\w:/%'’–-]|[.,]\d)"
     rf"(?!\s*(?:{MERIDIEM}|[-–]|to\s+\d)))?"
 )
 # "$1.2 million", "3 billion euros"
 _MAGNITUDE = r"\s(?:thousand|million|billion|trillion)\b"
+# After a preposition or a determiner (Python's lookbehinds are of one width each).
+_AFTER_FUNCTION_WORD = (
+    r"(?:(?<=\ba )|(?<=\b(?:in|at|to|on|by|of|an) )|(?<=\b(?:the|our|for|her|his|its) )"
+    r"|(?<=\b(?:from|your|near|into|onto) )|(?<=\btheir ))"
+)
+# Words after which a number is no thing's number ("at least 2", "the top 3", "for about 20").
+_NOT_A_NOUN = (
+    r"(?:is|are|was|were|am|be|been|the|to|on|at|for|of|with|in|by|from|as|and|or|than|about|"
+    r"around|under|over|only|just|all|any|some|each|every|another|these|those|least|most|top|"
+    r"first|last|next|nearly|almost|approximately|roughly|maybe|like|into|onto|via|per|have|"
+    r"has|had|did|does|will|would|can|could|shall|should|may|might|must|our|your|their|his|"
+    r"her|its|him|them|you|they|she|out|off|plus|minus|times|between|within|without|before|"
+    r"after|since|until|till|near|also|then|too|very|not|number|aged?)"
+)
 #: ``(kind, pattern)``: the ledger takes each span once, the first pattern that reads it wins.
 VALUE_PATTERNS: list[tuple[str, re.Pattern[str]]] = [
     *SPOKEN_PATTERNS,  # the longer spoken forms first ("5:30 in the evening" over "5:30")
@@ -57,6 +72,15 @@ VALUE_PATTERNS: list[tuple[str, re.Pattern[str]]] = [
     # A date in digits with the year last ("04/15/2024", "15.04.24"), one separator throughout.
     ("date", re.compile(r"(?<![\w/.-])\d{1,2}([/.-])\d{1,2}\1(?:\d{4}|\d{2})(?![\w/.-]*\d)")),
     ("date", re.compile(r"(?:\d{4}\s*年\s*)?\d{1,2}\s*月\s*\d{1,2}\s*[日号]")),
+    # A month and day in digits without the year, after a word that places it in time ("on
+    # 3/15", "by 12/1"): "3/5" alone may be a rating or a reading.
+    (
+        "date",
+        re.compile(
+            r"(?:(?<=\b(?:on|by|to) )|(?<=\bfor )|(?<=\b(?:from|till) )|(?<=\b(?:until|after) )"
+            r"|(?<=\bbefore ))(?:1[0-2]|0?[1-9])/(?:3[01]|[12]\d|0?[1-9])(?![\w/.-]*\d)(?! of\b)"
+        ),
+    ),
     # The day first ("8 May, 2023"), read before a month with its year ("May, 2023").
     ("date", re.compile(rf"(?i)\b\d{{1,2}}(?:st|nd|rd|th)?\s+{MONTH}\b\.?(?:,?\s+\d{{4}})?")),
     # A month with its day ("Mar 15", "May 21st, 2024", "Wed, Oct 9": an abbreviated weekday
@@ -118,6 +142,7 @@ VALUE_PATTERNS: list[tuple[str, re.Pattern[str]]] = [
             _CJK_RUNS_ON,
         ),
     ),
+    *PLURAL_COUNTS,
     # A street address: a house number, not a year, before capitalised words in a row
     # ("1600 Amphitheatre Parkway", "221B Baker Street", "172 Boulevard Saint-Germain"); a
     # numbered street ("5th Avenue", "42nd Street West").
@@ -162,12 +187,13 @@ VALUE_PATTERNS: list[tuple[str, re.Pattern[str]]] = [
         re.compile(rf"(?<![\w.,:/])\d+(?:[.,]\d+)*\s?{_UNIT}(?![\w/])", _CJK_RUNS_ON),
     ),
     *SPOKEN_NAMES,
-    # Capitalised words in a row, a small number among them: "Type 2 Diabetes".
+    # Capitalised words in a row, a small number among them or after them: "Type 2 Diabetes",
+    # "Toy Story 3", "Nike Pegasus 40".
     (
         "name",
         re.compile(
             rf"(?<![\w.'’-]){NAME_WORD}(?:{_GAP}(?:\d{{1,3}}{_GAP})?{NAME_WORD})+"
-            rf"(?!{UPPER}|{LOWER}|['’-])"
+            rf"(?!{UPPER}|{LOWER}|['’-]){_SMALL_NUMBER}"
         ),
     ),
     # A word with inner capitals, wherever it stands: a name ("OncoPharm", "iPhone").
@@ -178,6 +204,18 @@ VALUE_PATTERNS: list[tuple[str, re.Pattern[str]]] = [
     (
         "name",
         re.compile(rf"(?<={_INSIDE_SENTENCE} )(?=\S{{3}}){NAME_WORD}{_SMALL_NUMBER}(?![\w'-])"),
+    ),
+    # A small number that numbers the thing named before it, where a clause ends: "in row
+    # 12", "at gate 23.", "to seat 14?", "on floor 3" (after a preposition or a determiner, so
+    # the word is a noun; not "at least 2", "in the top 3", "is 35").
+    (
+        "number",
+        re.compile(
+            rf"\b{_AFTER_FUNCTION_WORD}(?!{_NOT_A_NOUN}\b)[a-z]{{3,12}} [1-9]\d?"
+            r"(?![\w.,:/%'’-]*\d)(?![\w%'’-])"
+            r"(?=[ \t]*(?:[.,;!?)\n]|$)| +(?:please|and|or|then|instead|too|thanks|if|but|so|"
+            r"in|at|for|with|tomorrow|today|tonight)\b)"
+        ),
     ),
     # A range of numbers ("numbers 1-20", "pages 10–12").
     (

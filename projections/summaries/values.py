@@ -39,6 +39,10 @@ _KIND_BONUS = {
     "count": 2.0,
     "quantity": 2.0,
     "relative": 1.0,
+    # A count known only by its noun's plural ("2 cokes", "three continents"): a user's ranks
+    # under the user's statement that holds it (9.5), which says it with its context; ranked as
+    # a count it displaced names from BFCL's summaries (docs/quality.md, "Orders, seats ...").
+    "tally": -1.0,
     "code": 1.0,
     "name": 1.0,
     "number": 0.5,

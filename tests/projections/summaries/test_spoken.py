@@ -136,6 +136,20 @@ from tests.projections.summaries.offline_summary import summary_of
         ("How about Friday at 5?", "time", "at 5"),
         ("call me at 5 this Friday", "time", "at 5"),
         ("we arrive around eight, I think", "time", "around eight"),
+        ("Add 2 cokes and a large pizza.", "tally", "2 cokes"),
+        ("order 2 large pepperoni pizzas to go", "tally", "2 large pepperoni pizzas"),
+        ("I'd like three iced lattes", "tally", "three iced lattes"),
+        ("we have 2 kids and 3 dogs", "tally", "3 dogs"),
+        ("2 free checked bags per passenger", "tally", "2 free checked bags"),
+        ("Seats in row 12 please.", "number", "row 12"),
+        ("I'm at gate 23.", "number", "gate 23"),
+        ("Our train leaves from platform 4, right?", "number", "platform 4"),
+        ("a size 10 in blue", "number", "size 10"),
+        ("My appointment is on 3/15.", "date", "3/15"),
+        ("from 3/15 to 3/20", "date", "3/20"),
+        ("the new Nike Pegasus 40.", "name", "Nike Pegasus 40"),
+        ("we watched Toy Story 3 yesterday", "name", "Toy Story 3"),
+        ("I finished Witcher 3.", "name", "Witcher 3"),
     ],
 )
 def test_spoken_values_are_found_whole(text: str, kind: str, value: str) -> None:
@@ -162,6 +176,20 @@ def test_forms_that_only_look_like_the_new_ones_are_not_read_as_them() -> None:
         ("meet at 5 Main Street", "time", "at 5"),
         ("around 8 people came", "time", "around 8"),
         ("Yes. Please go ahead", "name", "Yes. Please"),  # a word with a vowel ends a sentence
+        ("It costs 2 dollars.", "tally", "2 dollars"),  # an amount
+        ("it's 2 blocks\nthanks", "tally", "2 blocks\nthanks"),  # never over a line break
+        ("I want 2 thanks", "tally", "2 thanks"),  # a word that only ends like a plural
+        ("the office at Suite 436 downstairs", "tally", "436 downstairs"),
+        ("we saw it 3 last night", "count", "3 last night"),  # "last night" is a time
+        ("two reservations have flights", "tally", "two reservations have flights"),
+        ("a Thai place open past 11 that delivers", "tally", "11 that delivers"),
+        ("3 of the best players", "tally", "3 of the best players"),
+        ("I finished at least 2.", "number", "least 2"),  # no thing's number
+        ("I finished in the top 3.", "number", "top 3"),
+        ("He is 35.", "number", "is 35"),
+        ("seats in row 12\nthanks", "number", "row 12\nthanks"),
+        ("rated it 3/5", "date", "3/5"),  # a rating: no word places it in time
+        ("up to 3/4 of the way", "date", "3/4"),
     ):
         found = [(k, v) for k, v, _ in text_values(text)]
         assert (kind, value) not in found, (text, found)
@@ -230,8 +258,9 @@ def test_a_fields_label_is_not_a_value() -> None:
 
 
 def test_a_date_in_digits_keeps_one_separator_and_a_year() -> None:
-    # a version, a score and a ratio are not dates
-    for text in ("we run Python 3.11.2", "it ended 1-2-3", "on 3/14 at 5", "10.0.19041"):
+    # a version, a score and a ratio are not dates (a month and day without the year is one
+    # only after a word that places it in time: "on 3/14")
+    for text in ("we run Python 3.11.2", "it ended 1-2-3", "scored 3/14 at 5", "10.0.19041"):
         kinds = [k for k, _, _ in text_values(text)]
         assert "date" not in kinds, (text, kinds)
 
