@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 
 from projections.arguments import check_count, check_text, check_version
 from projections.context.messages import Message, text_of
+from projections.context.tokens import lines_add_up
 from projections.session.needs import recall_needs
 from projections.session.recall_block import (
     RECALL_SHARE,
@@ -57,7 +58,14 @@ class RecallReads(SessionCuts):
         vectors = self.ledger.vectors
         if vectors is not None and options.dense_weight > 0 and query.strip():
             found = await self._fused(vectors, query, cut, found, options)
-        return Recall(query, found, options.share, options.neighbours, options.summary_yields)
+        return Recall(
+            query,
+            found,
+            options.share,
+            options.neighbours,
+            options.summary_yields,
+            lines_add_up(self.ledger.counter),
+        )
 
     async def _fused(
         self,

@@ -40,6 +40,7 @@ __all__ = [
     "TiktokenCounter",
     "TokenCounter",
     "encoding_for_model",
+    "lines_add_up",
     "load_encoding",
 ]
 
@@ -213,3 +214,18 @@ class TiktokenCounter:
         if message.tool_call_id:
             tokens += self.count_text(message.tool_call_id)
         return tokens
+
+
+# tiktoken splits text into pieces by a regex before its BPE, and counts each piece on its own.
+# In these encodings' regexes a piece may end with newlines but never goes on past them into
+# punctuation, a letter or a digit: so lines joined by newlines, each after the first opening
+# with such a character, count as the sum of each line with its newline
+# (tests/projections/context/test_line_sums.py checks it on arbitrary text).
+_LINE_ADDITIVE = frozenset({"o200k_base", "cl100k_base"})
+
+
+def lines_add_up(counter: object) -> bool:
+    """Whether ``counter`` counts ``"a\nb"`` as ``"a\n"`` plus ``"b"`` when ``b`` opens with
+    a character that is not white space: tiktoken's o200k_base and cl100k_base do; any other
+    counter (or a subclass, which may count otherwise) is not assumed to."""
+    return type(counter) is TiktokenCounter and counter.encoding_name in _LINE_ADDITIVE

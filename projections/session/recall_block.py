@@ -12,7 +12,10 @@ inside one user-role message::
     </recalled>
 
 The block stays cheap at small budgets (the query is in the manifest, not in the block), and
-each line is counted exactly, so the block fills its share.
+each line is counted exactly, so the block fills its share. With a counter whose counts add up
+over lines (tiktoken's: :func:`projections.context.tokens.lines_add_up`) the block's tokens are
+the sum of its lines' and its frame's; with any other, the joined block is counted again and
+groups leave it until it fits.
 """
 
 from __future__ import annotations
@@ -60,6 +63,9 @@ class Recall:
     share: float = RECALL_SHARE
     neighbours: bool = True
     summary_yields: bool = True
+    #: whether the counter a render is given counts the block as the sum of its lines (each
+    #: with its newline) and frame (:func:`projections.context.tokens.lines_add_up`)
+    lines_add_up: bool = False
     # Every group's score as of a cut (its version and length): a render reads it twice, to
     # fetch the candidates' bodies and to choose its block (a group's score does not depend on
     # what else is served).
@@ -84,11 +90,11 @@ class Recall:
         self, cut: Cut, group: int, count: Callable[[str], int]
     ) -> tuple[list[str], int]:
         """The block's lines for ``group`` as of ``cut`` and what they cost (each line's
-        tokens and its newline), counted once per render."""
+        tokens with its newline), counted once per render."""
         key = (cut.version, cut.count, group)
         if key not in self._lines:
             lines = [_line(cut, message) for message in cut.group_messages(group)]
-            self._lines[key] = lines, sum(count(line) + 1 for line in lines)
+            self._lines[key] = lines, sum(count(f"{line}\n") for line in lines)
         return self._lines[key]
 
 
@@ -108,7 +114,7 @@ def plan_recall(
     best = candidate_groups(cut, recall, taken)
     chosen: dict[int, float] = {}
     lines: dict[int, list[str]] = {}
-    used = count(f"{_OPEN}\n{_PREAMBLE}\n{RECALL_CLOSE}") + USER_MESSAGE_OVERHEAD
+    used = count(f"{_OPEN}\n{_PREAMBLE}\n") + count(RECALL_CLOSE) + USER_MESSAGE_OVERHEAD
     for group, score in best:
         if used >= room:
             break
@@ -119,10 +125,14 @@ def plan_recall(
             used += cost
     while chosen:
         text = _block([line for group in sorted(chosen) for line in lines[group]])
-        tokens = count(text) + USER_MESSAGE_OVERHEAD
+        # Summed exactly, or counted joined (a counter whose counts do not add up may merge
+        # across lines either way).
+        tokens = used if recall.lines_add_up else count(text) + USER_MESSAGE_OVERHEAD
         if tokens <= room:
             return RecallPlan(_message(cut, text), tokens, _entries(cut, chosen))
-        del chosen[min(chosen, key=lambda g: (chosen[g], g))]  # lines merged differently
+        dropped = min(chosen, key=lambda g: (chosen[g], g))
+        del chosen[dropped]
+        used -= recall.group_lines(cut, dropped, count)[1]
     return RecallPlan(None, 0)
 
 
