@@ -217,15 +217,16 @@ class TiktokenCounter:
 
 
 # tiktoken splits text into pieces by a regex before its BPE, and counts each piece on its own.
-# In these encodings' regexes a piece may end with newlines but never goes on past them into
-# punctuation, a letter or a digit: so lines joined by newlines, each after the first opening
-# with such a character, count as the sum of each line with its newline
+# In these encodings' regexes a piece may end with newlines but never goes on past them into a
+# letter, a digit, "[" or "<" (o200k_base's punctuation piece does go on into a "/"): so lines
+# joined by newlines, each after the first opening with such a character (a recalled block's
+# lines and closing tag), count as the sum of each line with its newline
 # (tests/projections/context/test_line_sums.py checks it on arbitrary text).
 _LINE_ADDITIVE = frozenset({"o200k_base", "cl100k_base"})
 
 
 def lines_add_up(counter: object) -> bool:
     """Whether ``counter`` counts ``"a\nb"`` as ``"a\n"`` plus ``"b"`` when ``b`` opens with
-    a character that is not white space: tiktoken's o200k_base and cl100k_base do; any other
+    a letter, a digit, ``[`` or ``<``: tiktoken's o200k_base and cl100k_base do; any other
     counter (or a subclass, which may count otherwise) is not assumed to."""
     return type(counter) is TiktokenCounter and counter.encoding_name in _LINE_ADDITIVE
