@@ -109,14 +109,15 @@ _UNITS = (
     r"hours?|hrs?|minutes?|mins?|seconds?|secs?|bags?|suitcases?|stops?|stars?|items?|"
     r"tables?|degrees?)"
 )
+# Words that open a phrase of their own: never a count's modifier ("5 every day", "2 of the").
+_PHRASE_OPENERS = r"every|each|per|a|an|the|of|in|on|at|for|to|and|or|more\s+than"
 # One word may stand between a count and its unit ("3 business days", "2 king rooms", "two
 # checked bags"), but not a word that opens a phrase of its own ("5 every day", "2 of the",
 # "3 last night");
 # after "one", only "more", "extra" or "checked" ("one more night"; "one summer day" tells a
 # story).
 _COUNT_MODIFIER = (
-    r"(?:(?<!\bone\s)(?!(?:every|each|per|a|an|the|of|in|on|at|for|to|and|or|last|this|next|"
-    r"more\s+than)\b)"
+    rf"(?:(?<!\bone\s)(?!(?:{_PHRASE_OPENERS}|last|this|next)\b)"
     r"[a-z]+\s+|(?:more|extra|checked)\s+)?"
 )
 # Words that end in "s" without being a plural noun.
@@ -129,8 +130,8 @@ _ENDS_LIKE_PLURAL = _one_of(
 # that opens a clause or a phrase of its own ("11 that delivers", "3 of the best") nor a
 # plural ("two reservations have flights" counts reservations).
 _PLURAL_MODIFIERS = (
-    r"(?:(?!(?:every|each|per|a|an|the|of|in|on|at|for|to|from|by|with|and|or|but|that|which|"
-    r"who|whom|whose|when|where|while|if|so|than|is|are|was|were|be|more\s+than)\b)"
+    rf"(?:(?!(?:{_PHRASE_OPENERS}|from|by|with|but|that|which|who|whom|whose|when|where|while|"
+    r"if|so|than|is|are|was|were|be)\b)"
     r"(?![a-z-]+(?<![su]s)s\b)[a-z]+(?:-[a-z]+)?[ \t]+){0,2}"
 )
 # "and a half" after a count's number ("1 and a half hours") or its unit ("an hour and a half").
@@ -289,8 +290,8 @@ SPOKEN_NAMES: list[tuple[str, re.Pattern[str]]] = [
 ]
 
 #: Counts known by their noun's plural, tried after amounts and quantities ("2 dollars" is an
-#: amount, "500ml" a quantity) and before names: a "tally", which ranks below a count of known
-#: units ("2 tickets") since "three continents" says less than a name.
+#: amount, "500ml" a quantity) and before names: a "tally", which ranks under a count of known
+#: units ("2 tickets") and under the statement that holds it (``values._KIND_BONUS``).
 PLURAL_COUNTS: list[tuple[str, re.Pattern[str]]] = [
     # A count of anything, known by its noun's plural rather than from a list of units: "2
     # cokes", "three large pizzas", "2 large pepperoni pizzas" (never "one": "one ... s" is

@@ -51,11 +51,23 @@ _SMALL_NUMBER = (
 )
 # "$1.2 million", "3 billion euros"
 _MAGNITUDE = r"\s(?:thousand|million|billion|trillion)\b"
-# After a preposition or a determiner (Python's lookbehinds are of one width each).
-_AFTER_FUNCTION_WORD = (
-    r"(?:(?<=\ba )|(?<=\b(?:in|at|to|on|by|of|an) )|(?<=\b(?:the|our|for|her|his|its) )"
-    r"|(?<=\b(?:from|your|near|into|onto) )|(?<=\btheir ))"
+
+
+def _after_one_of(words: str) -> str:
+    """A lookbehind for any of ``words`` (space-separated) and a space: Python's lookbehinds
+    are of one width each, so one per length, in an alternation."""
+    by_length: dict[int, list[str]] = {}
+    for word in words.split():
+        by_length.setdefault(len(word), []).append(word)
+    return "(?:" + "|".join(rf"(?<=\b(?:{'|'.join(w)}) )" for w in by_length.values()) + ")"
+
+
+# After a preposition or a determiner: the word after it is a noun.
+_AFTER_FUNCTION_WORD = _after_one_of(
+    "a in at to on by of an the our for her his its from your near into onto their"
 )
+# After a word that places a month and day in time ("on 3/15", "by 12/1").
+_AFTER_TIME_WORD = _after_one_of("on by to for from till until after before")
 # Words after which a number is no thing's number ("at least 2", "the top 3", "for about 20").
 _NOT_A_NOUN = (
     r"(?:is|are|was|were|am|be|been|the|to|on|at|for|of|with|in|by|from|as|and|or|than|about|"
@@ -77,8 +89,7 @@ VALUE_PATTERNS: list[tuple[str, re.Pattern[str]]] = [
     (
         "date",
         re.compile(
-            r"(?:(?<=\b(?:on|by|to) )|(?<=\bfor )|(?<=\b(?:from|till) )|(?<=\b(?:until|after) )"
-            r"|(?<=\bbefore ))(?:1[0-2]|0?[1-9])/(?:3[01]|[12]\d|0?[1-9])(?![\w/.-]*\d)(?! of\b)"
+            rf"{_AFTER_TIME_WORD}(?:1[0-2]|0?[1-9])/(?:3[01]|[12]\d|0?[1-9])(?![\w/.-]*\d)(?! of\b)"
         ),
     ),
     # The day first ("8 May, 2023"), read before a month with its year ("May, 2023").

@@ -118,3 +118,32 @@ async def test_nothing_found_means_a_plain_render(session: Session) -> None:
 def test_the_share_is_checked() -> None:
     with pytest.raises(ValueError, match="recall share"):
         RecallOptions(share=1.5)
+
+
+async def test_a_counter_not_trusted_to_add_up_counts_the_joined_block() -> None:
+    """A subclass of the tiktoken counter is not assumed to count a block as the sum of its
+    lines (``lines_add_up``): its render counts the joined block; with the same counts, the
+    block and its tokens are the summed path's, and the block's tokens are its message's."""
+    from projections.context.tokens import TiktokenCounter, lines_add_up
+
+    class Untrusted(TiktokenCounter):
+        pass
+
+    rendered = {}
+    for counter in (TiktokenCounter(), Untrusted()):
+        async with EventStore.open("memory://") as store:
+            session = Ledger(store, counter=counter).session("acme", "trip")
+            await session.append(chat(0, 60))
+            await session.append(
+                [{"id": "q", "role": "user", "content": "What about the hotel breakfast?"}]
+            )
+            rendered[lines_add_up(counter)] = await session.render(
+                BUDGET, keep_groups=2, recall=True
+            )
+    summed, joined = rendered[True], rendered[False]
+    assert summed.manifest.recalled, "the question must recall something for this to test"
+    assert summed.messages == joined.messages
+    assert summed.manifest.message_tokens == joined.manifest.message_tokens
+    block = joined.messages[joined.manifest.sections.index("recalled")]
+    index = joined.manifest.sections.index("recalled")
+    assert joined.manifest.message_tokens[index] == TiktokenCounter().count_message(block)

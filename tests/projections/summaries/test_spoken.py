@@ -341,3 +341,16 @@ def test_an_assistants_statement_without_a_value_yields_to_a_tools_value() -> No
         summary = summary_of(chunk, budget)
         if summary.facts:
             assert "North" in [v.value for v in summary.values], (budget, summary)
+
+
+def test_a_tally_ranks_under_the_users_statement_that_holds_it() -> None:
+    # "three continents" says less than the sentence it is in; a count of known units ("two
+    # tickets") still ranks over the statement (docs/quality.md, "Orders, seats and tallies")
+    from projections.summaries.offline_v2 import _STATEMENT_WITH_VALUE
+    from projections.summaries.values import value_candidates
+
+    said = Message(id="u1", role="user", content="We covered three continents with two tickets.")
+    found = {c.value: c for c in value_candidates([said], [1])}
+    assert found["three continents"].kind == "tally"
+    assert found["three continents"].score < _STATEMENT_WITH_VALUE
+    assert found["two tickets"].score > _STATEMENT_WITH_VALUE
