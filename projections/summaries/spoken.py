@@ -97,6 +97,12 @@ _ORDINAL_WORD = (
 _ORDINAL = r"\d{1,2}(?:st|nd|rd|th)"
 # A day of the month, in digits or in words ("the 21st", "the twenty-first").
 _DAY = rf"(?:{_ORDINAL}|{_ORDINAL_WORD})"
+_PERIOD = r"(?:week(?:end)?|month|year)"
+# A weekday's name, one day ("Monday", not "Mondays"), its letters written out for the
+# prefilter ("day " is a literal of it).
+_A_WEEKDAY = "(?:mon|tues|wednes|thurs|fri|satur|sun)day"
+# A month named or told: "July", "the month", "next month".
+_WHICH_MONTH = rf"(?:{_CAPITAL_MONTH}|(?:the|this|next)\s+month)\b"
 _PART_OF_DAY = (
     r"(?:in\s+the\s+(?:morning|afternoon|evening)|at\s+night|tonight"
     r"|(?:today|tomorrow|this)\s+(?:morning|afternoon|evening|night)\b)"
@@ -213,6 +219,22 @@ SPOKEN_PATTERNS: list[tuple[str, re.Pattern[str]]] = [
             rf"{HOUR_ENDS}"
         ),
     ),
+    # A date told from another: "the Monday after next", "a week from Friday", "every other
+    # Thursday", "the first week of July", "the weekend of the 20th". A pattern of its own,
+    # its words apart by one space: the prefilter then looks for "after next" or "every
+    # other" (inside the pattern below, with "\s+", it cost every turn's scan 5%); "the" is
+    # left out of the value, where the pattern would have to try it at every word.
+    (
+        "date",
+        re.compile(
+            rf"(?i)\b(?:{_WEEKDAY}|week(?:end)?) after next\b"
+            rf"|\b(?:a|{_NUMBER})(?: week from | weeks from )(?:{_WEEKDAY}|today|tomorrow)\b"
+            rf"|\bevery other {_WEEKDAY}\b"
+            rf"|\b(?:{_ORDINAL_WORD}|last) (?:{_A_WEEKDAY}(?: of | in )|week(?:end)?(?: of | in ))"
+            rf"{_WHICH_MONTH}"
+            rf"|\bweekend of the {_DAY}\b"
+        ),
+    ),
     # "the 8th of March", "8th of March 2024", "the twenty-first of June", "June the fourth",
     # "the 21st", "next Friday", "this weekend", "the day after tomorrow", "Friday the 13th"
     (
@@ -224,7 +246,7 @@ SPOKEN_PATTERNS: list[tuple[str, re.Pattern[str]]] = [
             # ("the 5th Avenue" is a street: a capitalised word after the ordinal, not a day's
             # or a month's, makes it a name's)
             rf"|\b(?:on\s+)?the\s+{_ORDINAL}\b(?!\s+(?!(?:{_WEEKDAY}|{MONTH})\b)(?-i:[A-Z]))"
-            rf"|\b(?:next|this|last|coming|following)\s+(?:{_WEEKDAY}|week(?:end)?|month|year)\b"
+            rf"|\b(?:next|this(?:\s+coming)?|last|coming|following)\s+(?:{_WEEKDAY}|{_PERIOD})\b"
             rf"|\b(?:the\s+)?day\s+(?:after|before)\s+(?:tomorrow|yesterday)\b"
             rf"|\b(?:on\s+)?{_WEEKDAY}\b"
             rf"|\b(?:mid-?\s?|early\s+|late\s+){_CAPITAL_MONTH}\b"  # "mid-March", "early June"
@@ -237,6 +259,14 @@ SPOKEN_PATTERNS: list[tuple[str, re.Pattern[str]]] = [
             rf"(?i)\b(?:today|tonight|tomorrow|yesterday)\b"
             rf"|\b{_NUMBER}\s+(?:days?|weeks?|months?|years?)\s+(?:ago|from\s+now|later)\b"
             rf"|\bin\s+{_NUMBER}\s+(?:days?|weeks?|months?)\b"
+        ),
+    ),
+    # A part of a period, not a day: "by the end of the month", "the start of next week"
+    (
+        "relative",
+        re.compile(
+            rf"(?i)\b(?:end of |start of |beginning of |middle of )(?:{_WHICH_MONTH}|(?:the |this |"
+            rf"next )?(?:week|year)\b)"
         ),
     ),
     # "two tickets", "a couple of nights", "a table for two", "party of 4", "a 3-hour drive"
@@ -301,7 +331,7 @@ PLURAL_COUNTS: list[tuple[str, re.Pattern[str]]] = [
         re.compile(
             rf"(?i)(?<![\w.,:/$€£¥#-])(?:[2-9]|[1-9]\d{{1,2}}|(?!one\b){_SMALL_WORDS})"
             rf"[ \t]+{_PLURAL_MODIFIERS}"
-            rf"(?-i:(?!{_ENDS_LIKE_PLURAL}\b)[a-z]{{2,}}(?<![su]s)s)(?![\w'’-])"
+            rf"(?-i:(?!{_ENDS_LIKE_PLURAL}\b)[a-z]{{2,}}(?<![su])s)(?![\w'’-])"
         ),
     ),
 ]

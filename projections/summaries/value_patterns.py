@@ -41,13 +41,19 @@ _GAP_WORDS = rf"(?:{_GAP}{NAME_WORD})+"
 # characters: Chinese or Japanese text runs on without spaces ("预算500元", "订单号是W2378156"),
 # and a Unicode \w would take those characters into the value or refuse the number.
 _CJK_RUNS_ON = re.ASCII
-# The character before the space that precedes a word inside a sentence.
-_INSIDE_SENTENCE = "[" + LOWER[1:-1] + ",;]"
+# The character before the space that precedes a word inside a sentence ("a 2019 Toyota").
+_INSIDE_SENTENCE = "[" + LOWER[1:-1] + ",;0-9]"
 # The small number a name may end with ("Witcher 3", "Suite 436", "Room 1204"): not a year,
 # a clock time, a decimal, a range or a percentage (a full stop after it ends the sentence).
 _SMALL_NUMBER = (
     rf"(?:{SPACE}(?!(?:19|20)\d\d\b)\d{{1,4}}(?![\w:/%'’–-]|[.,]\d)"
     rf"(?!\s*(?:{MERIDIEM}|[-–]|to\s+\d)))?"
+)
+# A region's code of two capitals after a place (not a word in capitals: "OK", "NO", "AM").
+_REGION = r"(?!(?:OK|NO|AM|PM|ID|TV|IT|IS|IN|ON|OR|TO|US|WE|SO|GO|HI)\b)[A-Z]{2}(?![\w'’-])"
+# The rest of a place's words after its first capital, a comma and its region's code.
+_PLACE_AND_REGION = (
+    rf"(?:['’]{UPPER})?{LOWER}+(?:-{UPPER}{LOWER}+)*(?:{_GAP}{NAME_WORD})*,{SPACE}{_REGION}"
 )
 # "$1.2 million", "3 billion euros"
 _MAGNITUDE = r"\s(?:thousand|million|billion|trillion)\b"
@@ -80,7 +86,14 @@ _NOT_A_NOUN = (
 #: ``(kind, pattern)``: the ledger takes each span once, the first pattern that reads it wins.
 VALUE_PATTERNS: list[tuple[str, re.Pattern[str]]] = [
     *SPOKEN_PATTERNS,  # the longer spoken forms first ("5:30 in the evening" over "5:30")
-    ("date", re.compile(r"(?<!\d)\d{4}[-/.]\d{1,2}[-/.]\d{1,2}(?!\d)")),
+    # (with its time of day in ISO 8601's form: "2024-06-01T17:00", "...T17:00:00Z")
+    (
+        "date",
+        re.compile(
+            r"(?<!\d)\d{4}[-/.]\d{1,2}[-/.]\d{1,2}(?!\d)"
+            r"(?:T\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:?\d{2})?(?![\w:]))?"
+        ),
+    ),
     # A date in digits with the year last ("04/15/2024", "15.04.24"), one separator throughout.
     ("date", re.compile(r"(?<![\w/.-])\d{1,2}([/.-])\d{1,2}\1(?:\d{4}|\d{2})(?![\w/.-]*\d)")),
     ("date", re.compile(r"(?:\d{4}\s*年\s*)?\d{1,2}\s*月\s*\d{1,2}\s*[日号]")),
@@ -133,14 +146,24 @@ VALUE_PATTERNS: list[tuple[str, re.Pattern[str]]] = [
             rf"|(?<![\d.])\d{{1,2}}\.\d{{2}}\s*{MERIDIEM}|(?<![\d.])\b\d{{1,2}}\s*{MERIDIEM}"
         ),
     ),
+    # A clock time written with a dot, after a word that places it in time, with the word
+    # ("after 9.15", "by 10.30"; minutes under 60): not a price or a reading ("at 9.99",
+    # "at 4.25%").
+    (
+        "time",
+        re.compile(
+            rf"\b(?:at|by|till|until|after|before|from)\s\d{{1,2}}\.[0-5]\d(?![\d%]|[.,]\d)"
+            rf"(?:\s*{MERIDIEM})?(?![\w.]*\d)"
+        ),
+    ),
     ("time", re.compile(r"(?<!\d)\d{1,2}\s*点(?:半|\s*\d{1,2}\s*分)?")),
     (
         "amount",
         re.compile(
-            rf"(?i)[$€£¥]\s?\d(?:[\d,]*\d)?(?:\.\d+)?(?:[kmb]n?(?![a-z])|{_MAGNITUDE})?"
+            rf"(?i)[$€£¥]\s?\d(?:[\d,.]*\d)?(?:[kmb]n?(?![a-z])|{_MAGNITUDE})?"
             rf"|\b\d(?:[\d,.]*\d)?(?:{_MAGNITUDE})?\s?(?:usd|eur|gbp|cny|rmb|"
             r"dollars?|euros?|元|块|%|percent|[€£¥$](?!\s?\d))(?![a-z])"
-            r"|\b(?:USD|EUR|GBP|CNY|RMB)\s?\d(?:[\d,]*\d)?(?:\.\d+)?(?![\w.,]*\d)",
+            r"|\b(?:USD|EUR|GBP|CNY|RMB)\s?\d(?:[\d,.]*\d)?(?![\w.,]*\d)",
             _CJK_RUNS_ON,
         ),
     ),
@@ -177,6 +200,37 @@ VALUE_PATTERNS: list[tuple[str, re.Pattern[str]]] = [
             r"|(?!(?:AM|PM|OK|NO|ID|TV)\b)[A-Z]{2}\s\d{1,4}(?![\w.,:/%-]*\d)(?!\s*%))"
             rf"|#?(?=[\w-]*[A-Za-z])(?=[\w-]*\d)(?!{_GLUED_QUANTITY})\w+(?:-\w+)*(?![\w-]))",
             _CJK_RUNS_ON,
+        ),
+    ),
+    # An identifier of digit groups joined by hyphens, three or more, or two with one of five
+    # digits or more ("112-7734519-0041", an order number; "4471-0932-1187"): one value, not
+    # a range and a number (a date in this shape was read before).
+    (
+        "id",
+        re.compile(
+            # (a digit first, then what stands before it: a lookbehind first is tried everywhere)
+            r"\d(?<![\w.,:/-]\d)(?:\d*(?:-\d+){2,}|\d{4,}-\d+|\d*-\d{5,})(?![\w-])",
+            _CJK_RUNS_ON,
+        ),
+    ),
+    # A small number said to be one: "bus number 38", "table #12", "No. 5" (a larger one is
+    # read as a number below; "#A77321", with a letter, is an identifier above).
+    (
+        "number",
+        re.compile(
+            r"(?:#(?<![\w#]#)|N(?<!\wN)(?:umber|o\.)[ \t]?|n(?<!\wn)umber[ \t]?)"
+            r"[1-9]\d?(?![\w.,:/%'’-]*\d)(?![\w%'’-])"
+        ),
+    ),
+    # A place and its state's or province's code, inside a sentence or where a clause ends:
+    # "in Vancouver, BC on 3/4", "Austin, TX." (not "Yes, OK" or "Sure, NY works").
+    (
+        "name",
+        re.compile(
+            # (the first capital first, then what stands before it: a pattern that opens with
+            # a lookbehind is tried at every position, one that opens with a class is searched)
+            rf"{UPPER}(?:(?<={_INSIDE_SENTENCE} {UPPER}){_PLACE_AND_REGION}"
+            rf"|(?<![\w.'’-]{UPPER}){_PLACE_AND_REGION}(?=[.,;!?)]|$))"
         ),
     ),
     # A name that holds an acronym ("AMC Mercado 20", "JFK Airport", "UCLA Medical Center"),

@@ -84,6 +84,9 @@ def _label(text: str, start: int, fallback: str) -> str:
 
 
 _GLUED = re.compile(r"[A-Za-z0-9_]")
+# An acronym or a capitalised word inside a sentence, right before a number: the number is
+# the name's ("UA 838 lands at 7:20", "we take Bus 42 leaves"), the plural after it a verb.
+_NAME_BEFORE = re.compile(r"(?:(?<![\w.])[A-Z]{2,}|(?<=[a-z\d,;] )[A-Z][a-z]+) $")
 
 
 # Rolling compaction reads the same turns at every roll: a text's values are remembered (a pure
@@ -120,6 +123,8 @@ def _typed_values(text: str) -> Iterator[tuple[str, str, int]]:
             value = match.group(0).strip()
             if kind == "code" and value in _COMMON_CAPS:
                 continue
+            if kind == "tally" and _NAME_BEFORE.search(text, max(0, start - 32), start):
+                continue  # a name's number, read by the patterns after: no tally
             start = start + match.group(0).find(value)
             end = start + len(value)
             if _GLUED.match(text[start - 1 : start]) or _GLUED.match(text[end : end + 1]):

@@ -150,6 +150,30 @@ from tests.projections.summaries.offline_summary import summary_of
         ("the new Nike Pegasus 40.", "name", "Nike Pegasus 40"),
         ("we watched Toy Story 3 yesterday", "name", "Toy Story 3"),
         ("I finished Witcher 3.", "name", "Witcher 3"),
+        ("My flight UA 838 lands at 7:20 am", "id", "UA 838"),  # a name's number, no tally
+        ("then Route 66 runs west", "name", "Route 66"),
+        ("My order number is 112-7734519-0041", "id", "112-7734519-0041"),
+        ("the serial is 4471-0932-1187, I think", "id", "4471-0932-1187"),
+        ("ticket 20240517-88 was refunded", "id", "20240517-88"),
+        ("I left my bag on bus number 38", "number", "number 38"),
+        ("I want table #12 by the window", "number", "#12"),
+        ("Take bus No. 5 downtown", "number", "No. 5"),
+        ("The invoice total was €1.234,56", "amount", "€1.234,56"),  # the comma a decimal
+        ("paid EUR 1.234,56 by card", "amount", "EUR 1.234,56"),
+        ("I want to leave after 9.15", "time", "after 9.15"),  # a clock time with a dot
+        ("What's the weather in Vancouver, BC on 3/4?", "name", "Vancouver, BC"),
+        ("we moved to Austin, TX.", "name", "Austin, TX"),
+        ("My car is a 2019 Toyota RAV4", "name", "Toyota"),
+        ("How about a week from Friday?", "date", "a week from Friday"),
+        ("Maybe the Monday after next", "date", "Monday after next"),
+        ("Can we do this coming Monday?", "date", "this coming Monday"),
+        ("every other Thursday works", "date", "every other Thursday"),
+        ("Reschedule to the first Monday of next month", "date", "first Monday of next month"),
+        ("sometime in the first week of July", "date", "first week of July"),
+        ("I'll pay by the end of the month", "relative", "end of the month"),
+        ("We're free the weekend of the 20th", "date", "weekend of the 20th"),
+        ("the deadline is 2024-06-01T17:00", "date", "2024-06-01T17:00"),
+        ('"created_at": "2024-05-15T15:00:00Z"', "date", "2024-05-15T15:00:00Z"),
     ],
 )
 def test_spoken_values_are_found_whole(text: str, kind: str, value: str) -> None:
@@ -190,6 +214,16 @@ def test_forms_that_only_look_like_the_new_ones_are_not_read_as_them() -> None:
         ("seats in row 12\nthanks", "number", "row 12\nthanks"),
         ("rated it 3/5", "date", "3/5"),  # a rating: no word places it in time
         ("up to 3/4 of the way", "date", "3/4"),
+        ("My flight UA 838 lands at 7:20 am", "tally", "838 lands"),
+        ("the score was 3-2 in 2019-2020", "id", "3-2"),  # a score and a range stay numbers
+        ("the score was 3-2 in 2019-2020", "id", "2019-2020"),
+        ("take the 2 bus home", "tally", "2 bus"),  # "ss" and "us" end no plural
+        ("I want 2 glass jars", "tally", "2 glass"),
+        ("a 3 bonus round", "tally", "3 bonus"),
+        ("it costs at 9.99 each", "time", "at 9.99"),  # a price: no minutes over 59
+        ("at 4.25% interest", "time", "at 4.25"),
+        ("Yes, OK", "name", "Yes, OK"),  # a word in capitals is no region
+        ("Sure, NY works", "name", "Sure, NY"),  # a sentence's first word, a verb after
     ):
         found = [(k, v) for k, v, _ in text_values(text)]
         assert (kind, value) not in found, (text, found)
