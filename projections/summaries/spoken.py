@@ -185,7 +185,10 @@ _GAP = NAME_GAP
 #: never before a word that could be its unit or its noun ("at 5 Main Street").
 HOUR_ENDS = (
     r"(?=\s*(?:[.,;!?)](?!\d)|$)"
-    r"|\s+(?:on|at|tomorrow|today|tonight|this|next|every|then|sharp|or)\b)"
+    r"|\s+(?:on|at|tomorrow|today|tonight|this|next|every|then|sharp|or)\b"
+    # "starts at 7 and ends at 10" (not "at 7 and 8 people", "at 5 and a half": a number
+    # or its part after "and")
+    rf"|\s+and\s+(?!\d|a\s+(?:half|quarter)\b|{_SMALL_WORDS}\b))"
 )
 # Where a sentence starts: the text's or a line's start, or after a sentence's end.
 _SENTENCE_START = r"(?:(?<![^\n])|(?<=[.!?]\s))"

@@ -173,6 +173,7 @@ from tests.projections.summaries.offline_summary import summary_of
         ("I'll pay by the end of the month", "relative", "end of the month"),
         ("We're free the weekend of the 20th", "date", "weekend of the 20th"),
         ("the deadline is 2024-06-01T17:00", "date", "2024-06-01T17:00"),
+        ("the event starts at 7 and ends at 10", "time", "at 7"),  # an hour before "and"
         ('"created_at": "2024-05-15T15:00:00Z"', "date", "2024-05-15T15:00:00Z"),
     ],
 )
@@ -223,6 +224,8 @@ def test_forms_that_only_look_like_the_new_ones_are_not_read_as_them() -> None:
         ("it costs at 9.99 each", "time", "at 9.99"),  # a price: no minutes over 59
         ("at 4.25% interest", "time", "at 4.25"),
         ("Yes, OK", "name", "Yes, OK"),  # a word in capitals is no region
+        ("at 5 and a half", "time", "at 5"),  # a number's part after "and": no hour
+        ("around 8 and 9 people came", "time", "around 8"),
         ("Sure, NY works", "name", "Sure, NY"),  # a sentence's first word, a verb after
     ):
         found = [(k, v) for k, v, _ in text_values(text)]
