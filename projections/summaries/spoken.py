@@ -190,6 +190,9 @@ HOUR_ENDS = (
     # or its part after "and")
     rf"|\s+and\s+(?!\d|a\s+(?:half|quarter)\b|{_SMALL_WORDS}\b))"
 )
+# A pronoun or a question word, contracted ("I'm", "It's", "That's", "Let's", "What's"):
+# never a name's first word, as a possessive may be ("Ruth's Chris Steak House").
+_CONTRACTED = r"(?:I|It|That|This|What|Here|There|Let|He|She|Who|Where|How|When|Why)"
 # Where a sentence starts: the text's or a line's start, or after a sentence's end.
 _SENTENCE_START = r"(?:(?<![^\n])|(?<=[.!?]\s))"
 #: ``(kind, pattern)``, longest forms first: the ledger takes each span once, first pattern wins.
@@ -308,12 +311,12 @@ SPOKEN_NAMES: list[tuple[str, re.Pattern[str]]] = [
         ),
     ),
     # A multi-word name joined by small words or with a possessive: "Hotel del Coronado",
-    # "Bank of America", "Ruth's Chris Steak House" (never from "I'm", "I'd", ...); a
+    # "Bank of America", "Ruth's Chris Steak House" (never from "I'm", "It's", "That's", ...); a
     # sentence that opens "Book the ..." or "Call the ..." opens with a verb, not a name's word.
     (
         "name",
         re.compile(
-            rf"(?<![\w.])(?={UPPER})(?!I['’])(?!{_SENTENCE_START}{UPPER}{LOWER}+{_GAP}the{_GAP})"
+            rf"(?<![\w.])(?={UPPER})(?!{_CONTRACTED}['’])(?!{_SENTENCE_START}{UPPER}{LOWER}+{_GAP}the{_GAP})"
             rf"(?:{_CAPITALISED})"
             rf"(?:{_GAP}(?:{_JOINER}{_GAP})+(?:{_CAPITALISED})|{_GAP}(?:{_CAPITALISED}))*"
             rf"(?:{_GAP}(?:{_JOINER}{_GAP})+(?:{_CAPITALISED})|(?<=['’]s){_GAP}(?:{_CAPITALISED}))"
@@ -328,13 +331,14 @@ SPOKEN_NAMES: list[tuple[str, re.Pattern[str]]] = [
 PLURAL_COUNTS: list[tuple[str, re.Pattern[str]]] = [
     # A count of anything, known by its noun's plural rather than from a list of units: "2
     # cokes", "three large pizzas", "2 large pepperoni pizzas" (never "one": "one ... s" is
-    # rarely a count; not a word that only ends like a plural: "is", "has", "bus", "glass").
+    # rarely a count; not a word that only ends like a plural: "is", "has", "bus", "glass"; a
+    # decimal too: "1.5 liters"; not a word without a vowel, a unit's symbol: "190 lbs").
     (
         "tally",
         re.compile(
-            rf"(?i)(?<![\w.,:/$€£¥#-])(?:[2-9]|[1-9]\d{{1,2}}|(?!one\b){_SMALL_WORDS})"
+            rf"(?i)(?<![\w.,:/$€£¥#-])(?:\d{{1,3}}\.\d{{1,2}}|[2-9]|[1-9]\d{{1,2}}|(?!one\b){_SMALL_WORDS})"
             rf"[ \t]+{_PLURAL_MODIFIERS}"
-            rf"(?-i:(?!{_ENDS_LIKE_PLURAL}\b)[a-z]{{2,}}(?<![su])s)(?![\w'’-])"
+            rf"(?-i:(?!{_ENDS_LIKE_PLURAL}\b)(?![b-df-hj-np-tv-xz]+s\b)[a-z]{{2,}}(?<![su])s)(?![\w'’-])"
         ),
     ),
 ]

@@ -55,6 +55,11 @@ _REGION = r"(?!(?:OK|NO|AM|PM|ID|TV|IT|IS|IN|ON|OR|TO|US|WE|SO|GO|HI)\b)[A-Z]{2}
 _PLACE_AND_REGION = (
     rf"(?:['’]{UPPER})?{LOWER}+(?:-{UPPER}{LOWER}+)*(?:{_GAP}{NAME_WORD})*,{SPACE}{_REGION}"
 )
+# A number joined to a word in small letters ("12-inch", "5-star") or to a magnitude ("3k",
+# "2-3k", "5M"): a measure, not an identifier.
+_MEASURE_WORD = r"(?:\d+-[a-z]{2,12}|\d+(?:[-–]\d+)?[kKmM])(?![\w-])"
+# A point of the compass before a street's name ("W", "N.", "NE").
+_COMPASS = rf"(?:(?:[NS][EW]|[NSEW])\.?{NAME_GAP})?"
 # "$1.2 million", "3 billion euros"
 _MAGNITUDE = r"\s(?:thousand|million|billion|trillion)\b"
 
@@ -108,12 +113,13 @@ VALUE_PATTERNS: list[tuple[str, re.Pattern[str]]] = [
     # The day first ("8 May, 2023"), read before a month with its year ("May, 2023").
     ("date", re.compile(rf"(?i)\b\d{{1,2}}(?:st|nd|rd|th)?\s+{MONTH}\b\.?(?:,?\s+\d{{4}})?")),
     # A month with its day ("Mar 15", "May 21st, 2024", "Wed, Oct 9": an abbreviated weekday
-    # before it) or its year ("May 2027", "Sept. 2025").
+    # before it; "Jan 5-9": its days) or its year ("May 2027", "Sept. 2025").
     (
         "date",
         re.compile(
             rf"(?i)\b(?:{WEEKDAY_SHORT}\.?,?\s+(?={MONTH}\.?\s+\d))?"
-            rf"{MONTH}\.?(?:\s+\d{{1,2}}(?:st|nd|rd|th)?(?:,?\s+\d{{4}})?\b"
+            rf"{MONTH}\.?(?:\s+\d{{1,2}}(?:st|nd|rd|th)?(?:\s?[-–]\s?\d{{1,2}}(?![\d:.]))?"
+            rf"(?:,?\s+\d{{4}})?\b"
             r"|,?\s+(?:1[89]|2\d)\d\d(?![\w.,:]*\d))"
         ),
     ),
@@ -160,7 +166,7 @@ VALUE_PATTERNS: list[tuple[str, re.Pattern[str]]] = [
     (
         "amount",
         re.compile(
-            rf"(?i)[$€£¥]\s?\d(?:[\d,.]*\d)?(?:[kmb]n?(?![a-z])|{_MAGNITUDE})?"
+            rf"(?i)[$€£¥]\s?\d(?:[\d,.]*\d)?(?:[kmb]n?(?![a-z])|{_MAGNITUDE})?(?:/[a-z]{{1,6}}\b)?"
             rf"|\b\d(?:[\d,.]*\d)?(?:{_MAGNITUDE})?\s?(?:usd|eur|gbp|cny|rmb|"
             r"dollars?|euros?|元|块|%|percent|[€£¥$](?!\s?\d))(?![a-z])"
             r"|\b(?:USD|EUR|GBP|CNY|RMB)\s?\d(?:[\d,.]*\d)?(?![\w.,]*\d)",
@@ -178,19 +184,31 @@ VALUE_PATTERNS: list[tuple[str, re.Pattern[str]]] = [
     ),
     *PLURAL_COUNTS,
     # A street address: a house number, not a year, before capitalised words in a row
-    # ("1600 Amphitheatre Parkway", "221B Baker Street", "172 Boulevard Saint-Germain"); a
+    # ("1600 Amphitheatre Parkway", "221B Baker Street", "172 Boulevard Saint-Germain", "4400
+    # W Sunset Blvd": a point of the compass may come first); a
     # numbered street ("5th Avenue", "42nd Street West").
     (
         "name",
         re.compile(
-            rf"(?<![\w.,:/$€£¥-])(?:(?!(?:19|20)\d\d\b)\d{{1,5}}[A-Z]?{_GAP}{NAME_WORD}"
+            rf"(?<![\w.,:/$€£¥-])(?:(?!(?:19|20)\d\d\b)\d{{1,5}}[A-Z]?{_GAP}{_COMPASS}{NAME_WORD}"
             rf"|\d{{1,3}}(?:st|nd|rd|th)){_GAP_WORDS}(?![\w'’-])"
+        ),
+    ),
+    # An abbreviation without a vowel and the number it gives: an address's unit ("Apt. 4B",
+    # "Apt 3B", "Bldg 7", "Rm 12"), one value rather than a name and an identifier (not a
+    # word of two letters that opens with a vowel: "At 31", "If 2").
+    (
+        "name",
+        re.compile(
+            r"[A-Z](?<![\w.][A-Z])(?!(?<=[AEIOU])[a-z]\b)(?![a-z]*[aeiouy])[a-z]{1,3}\.?[ \t]"
+            r"\d{1,5}[A-Z]?(?![\w'’-])"
         ),
     ),
     # An identifier: two codes in a row that are one, a postcode ("CB2 1TN", "K1A 0B1"; each
     # part mixes capitals and digits) or a carrier and its flight number ("UA 90", "AA 1234");
     # or one word mixing letters and digits, with the "#" written before it ("#W2378156": an
-    # order id a tool takes as it is written), not a number glued to its unit ("70kg").
+    # order id a tool takes as it is written), not a number glued to its unit ("70kg"), to a
+    # word in small letters ("12-inch") or to a thousand ("3k", "2-3k").
     (
         "id",
         re.compile(
@@ -198,7 +216,7 @@ VALUE_PATTERNS: list[tuple[str, re.Pattern[str]]] = [
             r"(?<![\w@.#-])(?:(?=[A-Z\d]{2,4}\s[A-Z\d])(?:(?=[A-Z]*\d)(?=\d*[A-Z])[A-Z\d]{2,4}\s"
             r"(?=[A-Z]*\d)(?=\d*[A-Z])[A-Z\d]{2,4}(?![\w-])"
             r"|(?!(?:AM|PM|OK|NO|ID|TV)\b)[A-Z]{2}\s\d{1,4}(?![\w.,:/%-]*\d)(?!\s*%))"
-            rf"|#?(?=[\w-]*[A-Za-z])(?=[\w-]*\d)(?!{_GLUED_QUANTITY})\w+(?:-\w+)*(?![\w-]))",
+            rf"|#?(?=[\w-]*[A-Za-z])(?=[\w-]*\d)(?!{_GLUED_QUANTITY}|{_MEASURE_WORD})\w+(?:-\w+)*(?![\w-]))",
             _CJK_RUNS_ON,
         ),
     ),
@@ -246,10 +264,26 @@ VALUE_PATTERNS: list[tuple[str, re.Pattern[str]]] = [
         ),
     ),
     ("code", re.compile(r"(?<![\w-])[A-Z]{3,6}(?![\w-])")),
-    # A quantity with its unit ("1000 mg", "42 U/L", "1.25 kg"), not an ordinal ("21st").
+    # A temperature ("72°F", "-5 °C"; the prefilter needs its "°").
+    ("quantity", re.compile(r"(?<![\w.,:/-])-?\d+(?:\.\d+)?\s?°\s?[CFcf]?(?![A-Za-z])")),
+    # A height in feet and inches ("6'2\"", "5’11"), a measure joined by a hyphen ("a 12-inch
+    # pizza", "a 5-star hotel"). (A digit first, then what stands before it: a pattern that
+    # opens with a lookbehind is tried at every position.)
     (
         "quantity",
-        re.compile(rf"(?<![\w.,:/])\d+(?:[.,]\d+)*\s?{_UNIT}(?![\w/])", _CJK_RUNS_ON),
+        re.compile(
+            r"\d(?:(?<![\w'’]\d)['’]\s?(?:1[01]|\d)(?:\"|”|''|’’)?(?![\w'’])"
+            r"|(?<![\w.,:/-]\d)\d{0,3}-[a-z]{2,12}(?![\w'’-]))"
+        ),
+    ),
+    # A quantity with its unit ("1000 mg", "42 U/L", "1.25 kg", "10-20 mg", "2-3k"), not an
+    # ordinal ("21st").
+    (
+        "quantity",
+        re.compile(
+            rf"(?<![\w.,:/])(?:\d+(?:[.,]\d+)*\s?[-–]\s?)?\d+(?:[.,]\d+)*\s?{_UNIT}(?![\w/])",
+            _CJK_RUNS_ON,
+        ),
     ),
     *SPOKEN_NAMES,
     # Capitalised words in a row, a small number among them or after them: "Type 2 Diabetes",
@@ -282,10 +316,10 @@ VALUE_PATTERNS: list[tuple[str, re.Pattern[str]]] = [
             r"in|at|for|with|tomorrow|today|tonight)\b)"
         ),
     ),
-    # A range of numbers ("numbers 1-20", "pages 10–12").
+    # A range of numbers ("numbers 1-20", "pages 10–12", "2-3k").
     (
         "number",
-        re.compile(r"(?<![\w.,:/-])\d{1,4}\s?[-–]\s?\d{1,4}(?![\w.,:/-]*\d)", _CJK_RUNS_ON),
+        re.compile(r"(?<![\w.,:/-])\d{1,4}\s?[-–]\s?\d{1,4}[kKmM]?(?![\w.,:/-]*\d)", _CJK_RUNS_ON),
     ),
     # A number with decimals ("1.8", "0.25"), a reading or ratio of two numbers ("138/85").
     ("number", re.compile(r"(?<![\w.,:/])\d+(?:\.\d+|/\d+)(?![\w.,:/]*\d)", _CJK_RUNS_ON)),

@@ -174,6 +174,18 @@ from tests.projections.summaries.offline_summary import summary_of
         ("We're free the weekend of the 20th", "date", "weekend of the 20th"),
         ("the deadline is 2024-06-01T17:00", "date", "2024-06-01T17:00"),
         ("the event starts at 7 and ends at 10", "time", "at 7"),  # an hour before "and"
+        ("book from Jan 5-9", "date", "Jan 5-9"),  # a month and its days
+        ("It's $45/night", "amount", "$45/night"),  # an amount per unit
+        ("Set it to 72°F", "quantity", "72°F"),
+        ("I'm 6'2\" and 190 lbs", "quantity", "6'2\""),
+        ("I'm 6'2\" and 190 lbs", "quantity", "190 lbs"),  # a symbol, no tally
+        ("we need 1.5 liters of water", "tally", "1.5 liters"),
+        ("It's Suite 200 on the second floor", "name", "Suite 200"),  # no "It's" in a name
+        ("I live at 123 Main St, Apt. 4B", "name", "Apt. 4B"),
+        ("Deliver to 4400 W Sunset Blvd", "name", "4400 W Sunset Blvd"),
+        ("Can I get the 12-inch pizza?", "quantity", "12-inch"),  # a measure, no identifier
+        ("The budget is 2-3k", "quantity", "2-3k"),
+        ("take 10-20 mg daily", "quantity", "10-20 mg"),
         ('"created_at": "2024-05-15T15:00:00Z"', "date", "2024-05-15T15:00:00Z"),
     ],
 )
@@ -224,6 +236,8 @@ def test_forms_that_only_look_like_the_new_ones_are_not_read_as_them() -> None:
         ("it costs at 9.99 each", "time", "at 9.99"),  # a price: no minutes over 59
         ("at 4.25% interest", "time", "at 4.25"),
         ("Yes, OK", "name", "Yes, OK"),  # a word in capitals is no region
+        ("At 31, I made Vice President", "name", "At 31"),  # a word, no abbreviation
+        ("readings of 135-140/80-90 mmHg", "name", "mmHg"),  # still the quantity "90 mmHg"
         ("at 5 and a half", "time", "at 5"),  # a number's part after "and": no hour
         ("around 8 and 9 people came", "time", "around 8"),
         ("Sure, NY works", "name", "Sure, NY"),  # a sentence's first word, a verb after
