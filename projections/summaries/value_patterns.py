@@ -60,6 +60,15 @@ _PLACE_AND_REGION = (
 _MEASURE_WORD = r"(?:\d+-[a-z]{2,12}|\d+(?:[-–]\d+)?[kKmM])(?![\w-])"
 # A point of the compass before a street's name ("W", "N.", "NE").
 _COMPASS = rf"(?:(?:[NS][EW]|[NSEW])\.?{NAME_GAP})?"
+# The months in Spanish, French, German, Italian and Portuguese (accents optional; names that
+# are English ones too, "April", "August", are read by the English patterns).
+_FOREIGN_MONTH = (
+    "(?:enero|febrero|marzo|abril|mayo|junio|julio|agosto|septiembre|setiembre|octubre|"
+    "noviembre|diciembre|janvier|f[ée]vrier|mars|avril|mai|juin|juillet|ao[ûu]t|septembre|"
+    "octobre|novembre|d[ée]cembre|januar|februar|m[äa]rz|juni|juli|oktober|dezember|gennaio|"
+    "febbraio|aprile|maggio|giugno|luglio|settembre|ottobre|dicembre|janeiro|fevereiro|"
+    "mar[çc]o|maio|junho|julho|setembro|outubro|novembro|dezembro)"
+)
 # "$1.2 million", "3 billion euros"
 _MAGNITUDE = r"\s(?:thousand|million|billion|trillion)\b"
 
@@ -108,6 +117,15 @@ VALUE_PATTERNS: list[tuple[str, re.Pattern[str]]] = [
         "date",
         re.compile(
             rf"{_AFTER_TIME_WORD}(?:1[0-2]|0?[1-9])/(?:3[01]|[12]\d|0?[1-9])(?![\w/.-]*\d)(?! of\b)"
+        ),
+    ),
+    # The day first in Spanish, French, German, Italian or Portuguese ("5 de mayo", "3 mars
+    # 2024", "12. Juni", "1er août"): a day's number, then a month's name (a closed class).
+    (
+        "date",
+        re.compile(
+            rf"(?i)\d(?<![\w.,:/]\d)\d?(?:\.|er|º)?\s+(?:de\s+)?{_FOREIGN_MONTH}\b"
+            r"(?:\s+(?:de\s+)?\d{4}\b)?"
         ),
     ),
     # The day first ("8 May, 2023"), read before a month with its year ("May, 2023").
@@ -162,7 +180,17 @@ VALUE_PATTERNS: list[tuple[str, re.Pattern[str]]] = [
             rf"(?:\s*{MERIDIEM})?(?![\w.]*\d)"
         ),
     ),
-    ("time", re.compile(r"(?<!\d)\d{1,2}\s*点(?:半|\s*\d{1,2}\s*分)?")),
+    # An hour in Chinese or Japanese ("3点半", "2時"), in German ("9 Uhr", "14.30 Uhr"): each a
+    # pattern of its own, so the prefilter looks for its word.
+    # (two branches, each with its character: one class of the two would give the prefilter
+    # no literal to look for)
+    (
+        "time",
+        re.compile(
+            r"(?<!\d)\d{1,2}\s*点(?:半|\s*\d{1,2}\s*分)?|(?<!\d)\d{1,2}\s*時(?:半|\s*\d{1,2}\s*分)?"
+        ),
+    ),
+    ("time", re.compile(r"\d(?<![\w.,:]\d)\d?(?:[:.][0-5]\d)?\s?Uhr\b")),
     (
         "amount",
         re.compile(
@@ -184,9 +212,9 @@ VALUE_PATTERNS: list[tuple[str, re.Pattern[str]]] = [
     ),
     *PLURAL_COUNTS,
     # A street address: a house number, not a year, before capitalised words in a row
-    # ("1600 Amphitheatre Parkway", "221B Baker Street", "172 Boulevard Saint-Germain", "4400
-    # W Sunset Blvd": a point of the compass may come first); a
-    # numbered street ("5th Avenue", "42nd Street West").
+    # ("1600 Amphitheatre Parkway", "221B Baker Street", "172 Boulevard Saint-Germain"; a
+    # point of the compass may come first: "4400 W Sunset Blvd"); a numbered street ("5th
+    # Avenue", "42nd Street West").
     (
         "name",
         re.compile(

@@ -186,6 +186,12 @@ from tests.projections.summaries.offline_summary import summary_of
         ("Can I get the 12-inch pizza?", "quantity", "12-inch"),  # a measure, no identifier
         ("The budget is 2-3k", "quantity", "2-3k"),
         ("take 10-20 mg daily", "quantity", "10-20 mg"),
+        ("Quiero reservar para el 5 de mayo", "date", "5 de mayo"),  # other languages' dates
+        ("Je voudrais partir le 3 mars à 14h30", "date", "3 mars"),
+        ("Ich möchte am 12. Juni um 9 Uhr fliegen", "date", "12. Juni"),
+        ("Ich möchte am 12. Juni um 9 Uhr fliegen", "time", "9 Uhr"),
+        ("em 7 de setembro de 2025", "date", "7 de setembro de 2025"),
+        ("予約は3月5日の午後2時です", "time", "2時"),
         ('"created_at": "2024-05-15T15:00:00Z"', "date", "2024-05-15T15:00:00Z"),
     ],
 )
