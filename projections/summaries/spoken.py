@@ -313,12 +313,14 @@ SPOKEN_NAMES: list[tuple[str, re.Pattern[str]]] = [
     # A multi-word name joined by small words or with a possessive: "Hotel del Coronado",
     # "Bank of America", "Ruth's Chris Steak House" (never from "I'm", "It's", "That's", ...); a
     # sentence that opens "Book the ..." or "Call the ..." opens with a verb, not a name's word.
+    # (Nine words before the joiner at most: a run of capitalised words without one is not
+    # read again from each of its words, which took seconds on a few thousand of them.)
     (
         "name",
         re.compile(
             rf"(?<![\w.])(?={UPPER})(?!{_CONTRACTED}['’])(?!{_SENTENCE_START}{UPPER}{LOWER}+{_GAP}the{_GAP})"
             rf"(?:{_CAPITALISED})"
-            rf"(?:{_GAP}(?:{_JOINER}{_GAP})+(?:{_CAPITALISED})|{_GAP}(?:{_CAPITALISED}))*"
+            rf"(?:{_GAP}(?:{_JOINER}{_GAP})+(?:{_CAPITALISED})|{_GAP}(?:{_CAPITALISED})){{0,8}}"
             rf"(?:{_GAP}(?:{_JOINER}{_GAP})+(?:{_CAPITALISED})|(?<=['’]s){_GAP}(?:{_CAPITALISED}))"
             rf"(?:{_GAP}(?:{_JOINER}{_GAP})*(?:{_CAPITALISED}))*(?![\w])"
         ),

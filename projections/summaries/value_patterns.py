@@ -51,9 +51,11 @@ _SMALL_NUMBER = (
 )
 # A region's code of two capitals after a place (not a word in capitals: "OK", "NO", "AM").
 _REGION = r"(?!(?:OK|NO|AM|PM|ID|TV|IT|IS|IN|ON|OR|TO|US|WE|SO|GO|HI)\b)[A-Z]{2}(?![\w'’-])"
-# The rest of a place's words after its first capital, a comma and its region's code.
+# The rest of a place's words after its first capital (five words at most: a bound keeps a
+# long run of capitalised words from being read again from each of them), a comma and its
+# region's code.
 _PLACE_AND_REGION = (
-    rf"(?:['’]{UPPER})?{LOWER}+(?:-{UPPER}{LOWER}+)*(?:{_GAP}{NAME_WORD})*,{SPACE}{_REGION}"
+    rf"(?:['’]{UPPER})?{LOWER}+(?:-{UPPER}{LOWER}+)*(?:{_GAP}{NAME_WORD}){{0,4}},{SPACE}{_REGION}"
 )
 # A number joined to a word in small letters ("12-inch", "5-star") or to a magnitude ("3k",
 # "2-3k", "5M"): a measure, not an identifier.
@@ -282,12 +284,14 @@ VALUE_PATTERNS: list[tuple[str, re.Pattern[str]]] = [
     # A name that holds an acronym ("AMC Mercado 20", "JFK Airport", "UCLA Medical Center"),
     # read before the acronym alone is taken as a code: one that opens with the acronym, or
     # one whose first word stands inside a sentence ("at Bay Area BART"), so that a sentence's
-    # first word is not taken with it ("The API", "From EWR").
+    # first word is not taken with it ("The API", "From EWR"). (Bounded repeats: a run of
+    # capitals that never ends in the name's last word is not scanned again from each word.)
     (
         "name",
         re.compile(
-            rf"(?:(?<![\w.]){_ACRONYM}(?:{_GAP}{_ACRONYM})*{_GAP}{_CAPITALISED}"
-            rf"|(?<=[a-z,;] ){_CAPITALISED}(?:{_GAP}{_CAPITALISED})*{_GAP}[A-Z]{{3,5}}(?![a-z]))"
+            rf"(?:(?<![\w.]){_ACRONYM}(?:{_GAP}{_ACRONYM}){{0,4}}{_GAP}{_CAPITALISED}"
+            rf"|(?<=[a-z,;] ){_CAPITALISED}(?:{_GAP}{_CAPITALISED}){{0,5}}{_GAP}"
+            rf"[A-Z]{{3,5}}(?![a-z]))"
             rf"(?:{_GAP}{_CAPS})*{_SMALL_NUMBER}(?![A-Za-z])"
         ),
     ),

@@ -77,6 +77,24 @@ def report(texts: list[str], rounds: int) -> str:
     return "\n".join(lines)
 
 
+#: Texts of one word repeated, the shapes a pattern could read again from every word (a run
+#: of capitalised words never ending in a joiner once took seconds at 4,000 words).
+LONG_RUNS = ("Abc", "ABC", "Abc ABC", "Abc of", "Abc-Abc", "O'Abc", "Abc,", "the 5th", "12-")
+
+
+def long_runs(short: int = 1000, long: int = 4000) -> str:
+    """Each shape's scan at ``short`` and ``long`` words, and the ratio (4 when linear)."""
+    lines = [f"worst-case shapes, {short:,} and {long:,} words (ratio 4 when linear):"]
+    for shape in LONG_RUNS:
+        texts = [" ".join([shape] * n) for n in (short, long)]
+        times = [best_of(3, lambda text=text: list(values._typed_values(text))) for text in texts]
+        lines.append(
+            f"  {shape!r:12} {times[0] * 1000:7.1f} ms {times[1] * 1000:8.1f} ms "
+            f"{times[1] / max(times[0], 1e-9):5.1f}x"
+        )
+    return "\n".join(lines)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=(__doc__ or "").split("\n")[0])
     parser.add_argument("--turns", type=int, default=6000)
@@ -84,6 +102,7 @@ def main() -> None:
     args = parser.parse_args()
     texts = corpus_turns(300 if args.quick else args.turns)
     print(report(texts, 1 if args.quick else ROUNDS))
+    print(long_runs(100, 400) if args.quick else long_runs())
 
 
 if __name__ == "__main__":

@@ -176,3 +176,5 @@ def test_values_benchmark_prints_every_figure(corpora: Path) -> None:
     output = quick_run("tests.benchmarks.bench_values")
     for fragment in ("turns: 300", "scan (values._typed_values)", "no prefilter", "admitted"):
         assert fragment in output
+    assert "worst-case shapes" in output
+    assert "'Abc of'" in output
