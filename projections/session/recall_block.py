@@ -130,9 +130,8 @@ def plan_recall(
         tokens = used if recall.lines_add_up else count(text) + USER_MESSAGE_OVERHEAD
         if tokens <= room:
             return RecallPlan(_message(cut, text), tokens, _entries(cut, chosen))
-        dropped = min(chosen, key=lambda g: (chosen[g], g))
-        del chosen[dropped]
-        used -= recall.group_lines(cut, dropped, count)[1]
+        # Only a joined count can exceed the room: the sum was kept within it while choosing.
+        del chosen[min(chosen, key=lambda g: (chosen[g], g))]
     return RecallPlan(None, 0)
 
 

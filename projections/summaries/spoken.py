@@ -83,7 +83,8 @@ MONTH = "(?:" + "|".join(_MONTH_NAMES) + ")"
 _CAPITAL_MONTH = "(?-i:" + "|".join(name.capitalize() for name in _MONTH_NAMES) + ")"
 #: The days of the week, Monday first (``date.weekday()`` order).
 WEEKDAYS = ["monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"]
-_WEEKDAY = _one_of(WEEKDAYS) + "s?"
+_A_WEEKDAY = _one_of(WEEKDAYS)  # one day ("Monday"): "...day" then " of " is one literal
+_WEEKDAY = _A_WEEKDAY + "s?"
 #: A weekday's abbreviation ("Wed", "Tues", "Thurs"), to be matched case-insensitively.
 WEEKDAY_SHORT = _one_of([day[:3] for day in WEEKDAYS] + ["tues", "thur", "thurs"])
 _ORDINAL_UNITS = ["first", "second", "third", "fourth", "fifth", "sixth", "seventh", "eighth"]
@@ -98,9 +99,7 @@ _ORDINAL = r"\d{1,2}(?:st|nd|rd|th)"
 # A day of the month, in digits or in words ("the 21st", "the twenty-first").
 _DAY = rf"(?:{_ORDINAL}|{_ORDINAL_WORD})"
 _PERIOD = r"(?:week(?:end)?|month|year)"
-# A weekday's name, one day ("Monday", not "Mondays"), its letters written out for the
-# prefilter ("day " is a literal of it).
-_A_WEEKDAY = "(?:mon|tues|wednes|thurs|fri|satur|sun)day"
+
 # A month named or told: "July", "the month", "next month".
 _WHICH_MONTH = rf"(?:{_CAPITAL_MONTH}|(?:the|this|next)\s+month)\b"
 _PART_OF_DAY = (

@@ -49,8 +49,10 @@ _SMALL_NUMBER = (
     rf"(?:{SPACE}(?!(?:19|20)\d\d\b)\d{{1,4}}(?![\w:/%'’–-]|[.,]\d)"
     rf"(?!\s*(?:{MERIDIEM}|[-–]|to\s+\d)))?"
 )
+# Two capitals that are a word or an abbreviation, not a carrier's or a region's code.
+_CAPITALS_WORD = "AM|PM|OK|NO|ID|TV"
 # A region's code of two capitals after a place (not a word in capitals: "OK", "NO", "AM").
-_REGION = r"(?!(?:OK|NO|AM|PM|ID|TV|IT|IS|IN|ON|OR|TO|US|WE|SO|GO|HI)\b)[A-Z]{2}(?![\w'’-])"
+_REGION = rf"(?!(?:{_CAPITALS_WORD}|IT|IS|IN|ON|OR|TO|US|WE|SO|GO|HI)\b)[A-Z]{{2}}(?![\w'’-])"
 # The rest of a place's words after its first capital (five words at most: a bound keeps a
 # long run of capitalised words from being read again from each of them), a comma and its
 # region's code.
@@ -245,7 +247,7 @@ VALUE_PATTERNS: list[tuple[str, re.Pattern[str]]] = [
             # (the two codes' shape is looked for first: most words fail it at once)
             r"(?<![\w@.#-])(?:(?=[A-Z\d]{2,4}\s[A-Z\d])(?:(?=[A-Z]*\d)(?=\d*[A-Z])[A-Z\d]{2,4}\s"
             r"(?=[A-Z]*\d)(?=\d*[A-Z])[A-Z\d]{2,4}(?![\w-])"
-            r"|(?!(?:AM|PM|OK|NO|ID|TV)\b)[A-Z]{2}\s\d{1,4}(?![\w.,:/%-]*\d)(?!\s*%))"
+            rf"|(?!(?:{_CAPITALS_WORD})\b)[A-Z]{{2}}\s\d{{1,4}}(?![\w.,:/%-]*\d)(?!\s*%))"
             rf"|#?(?=[\w-]*[A-Za-z])(?=[\w-]*\d)(?!{_GLUED_QUANTITY}|{_MEASURE_WORD})\w+(?:-\w+)*(?![\w-]))",
             _CJK_RUNS_ON,
         ),
@@ -348,10 +350,10 @@ VALUE_PATTERNS: list[tuple[str, re.Pattern[str]]] = [
             r"in|at|for|with|tomorrow|today|tonight)\b)"
         ),
     ),
-    # A range of numbers ("numbers 1-20", "pages 10–12", "2-3k").
+    # A range of numbers ("numbers 1-20", "pages 10–12"; "2-3k" is a quantity's, above).
     (
         "number",
-        re.compile(r"(?<![\w.,:/-])\d{1,4}\s?[-–]\s?\d{1,4}[kKmM]?(?![\w.,:/-]*\d)", _CJK_RUNS_ON),
+        re.compile(r"(?<![\w.,:/-])\d{1,4}\s?[-–]\s?\d{1,4}(?![\w.,:/-]*\d)", _CJK_RUNS_ON),
     ),
     # A number with decimals ("1.8", "0.25"), a reading or ratio of two numbers ("138/85").
     ("number", re.compile(r"(?<![\w.,:/])\d+(?:\.\d+|/\d+)(?![\w.,:/]*\d)", _CJK_RUNS_ON)),

@@ -186,6 +186,10 @@ from tests.projections.summaries.offline_summary import summary_of
         ("Can I get the 12-inch pizza?", "quantity", "12-inch"),  # a measure, no identifier
         ("The budget is 2-3k", "quantity", "2-3k"),
         ("take 10-20 mg daily", "quantity", "10-20 mg"),
+        # the bounds that keep a long run of capitals linear leave real names whole
+        ("we toured the Royal Botanic Garden of Sydney", "name", "Royal Botanic Garden of Sydney"),
+        ("we moved to Rancho Santa Margarita, CA.", "name", "Rancho Santa Margarita, CA"),
+        ("lunch near the UCLA Medical Center today", "name", "UCLA Medical Center"),
         ("Quiero reservar para el 5 de mayo", "date", "5 de mayo"),  # other languages' dates
         ("Je voudrais partir le 3 mars à 14h30", "date", "3 mars"),
         ("Ich möchte am 12. Juni um 9 Uhr fliegen", "date", "12. Juni"),
