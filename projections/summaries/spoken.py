@@ -20,11 +20,15 @@ import re
 import unicodedata
 
 __all__ = [
+    "DAY_NOT_RANK",
     "HOUR_ENDS",
+    "INITIALS",
+    "LEADING_INITIALS",
     "LOWER",
     "MERIDIEM",
     "MONTH",
     "NAME_GAP",
+    "NAME_OPENS",
     "NAME_WORD",
     "PLURAL_COUNTS",
     "SPACE",
@@ -96,6 +100,19 @@ _ORDINAL_WORD = (
     rf"|{_one_of(_ORDINAL_TEENS + _ORDINAL_UNITS)})"
 )
 _ORDINAL = r"\d{1,2}(?:st|nd|rd|th)"
+# What may follow a day said as an ordinal alone ("the 5th"): a function word ("the 5th at
+# 3", "the 15th after my trip", "the 5th we left"), a part of the day, or a verb in "-s" ("the
+# 12th works"). Any other word in small letters is the noun the ordinal ranks: "the 4th
+# floor", "the 2nd option", "my 18th birthday", "1st class" are no dates.
+_DAY_FOLLOWER = _one_of(
+    "and or nor to from until till through thru at in on for of by with after before around "  # noqa: SIM905
+    "between is was will would should could can might may must then instead please too again "
+    "also as if but so that which when where while next this last ok okay right morning "
+    "afternoon evening night onward onwards via since it i we you he she they the a an my our "
+    "your his her their yes no not only either both".split()
+)
+#: After a day's ordinal with no month: not the noun it ranks (see ``_DAY_FOLLOWER``).
+DAY_NOT_RANK = rf"(?!\s+(?!{_DAY_FOLLOWER}\b)(?-i:[a-z]+)\b(?<![^su]s))"
 # A day of the month, in digits or in words ("the 21st", "the twenty-first").
 _DAY = rf"(?:{_ORDINAL}|{_ORDINAL_WORD})"
 _PERIOD = r"(?:week(?:end)?|month|year)"
@@ -194,6 +211,27 @@ HOUR_ENDS = (
 _CONTRACTED = r"(?:I|It|That|This|What|Here|There|Let|He|She|Who|Where|How|When|Why)"
 # Where a sentence starts: the text's or a line's start, or after a sentence's end.
 _SENTENCE_START = r"(?:(?<![^\n])|(?<=[.!?]\s))"
+# A word of a closed class that opens a sentence and never a name there: an auxiliary or a
+# question word ("Does Pizza Hut deliver?", "Is Gone with the Wind on?", "Which Marriott"), a
+# greeting or a reply ("Hi Anna", "Thanks Mark", "Yes Friday"), a conjunction. ("Will" and "May"
+# are names too: "Will Smith", "May Chen".)
+_FUNCTION_OPENER = (
+    r"(?:Is|Are|Was|Were|Am|Do|Does|Did|Can|Could|Would|Should|Shall|Has|Have|Had|Must|Might"
+    r"|What|Which|Where|When|Who|Whom|Whose|Why|How|Hi|Hello|Hey|Dear|Thanks|Thank|Yes|Yeah|No"
+    r"|Ok|Okay|Sure|Please|Sorry|Oh|Well|So|And|But|Or|Also|Then|Now|If)"
+)
+#: Where a name may open: not on a sentence's first word when that word is a function word.
+NAME_OPENS = rf"(?!{_SENTENCE_START}{_FUNCTION_OPENER}{NAME_GAP})"
+# A word that opens a sentence: after "Plan B." or "Vitamin D." it is the next sentence's, not
+# a name's after its middle initial.
+_SENTENCE_OPENER = (
+    rf"(?:{_FUNCTION_OPENER}|{_CONTRACTED}|The|An?|We|You|They|My|Our|Your|His|Her|Their|Its)\b"
+)
+#: Initials inside a name, each a capital and a full stop: "Mary J. Blige", "George R. R.
+#: Martin" (never before a word that opens a sentence: "Plan B. Then ...").
+INITIALS = rf"(?:[A-Z]\.{NAME_GAP}){{1,3}}(?!{_SENTENCE_OPENER})"
+#: Two initials or more that open a name: "J. K. Rowling", "J.R.R. Tolkien", "U.S. Bank".
+LEADING_INITIALS = rf"(?:[A-Z]\.(?:{NAME_GAP})?){{2,3}}(?!{_SENTENCE_OPENER})(?={UPPER})"
 #: ``(kind, pattern)``, longest forms first: the ledger takes each span once, first pattern wins.
 SPOKEN_PATTERNS: list[tuple[str, re.Pattern[str]]] = [
     # "half past 1 in the afternoon", "quarter to seven", "8 o'clock at night", "5:30 in the
@@ -250,7 +288,7 @@ SPOKEN_PATTERNS: list[tuple[str, re.Pattern[str]]] = [
             rf"|\b(?:on\s+)?{_WEEKDAY}\s+(?:the\s+)?{_DAY}\b(?:\s+of\s+{MONTH}\b(?:\.?,?\s+\d{{4}})?)?"
             # ("the 5th Avenue" is a street: a capitalised word after the ordinal, not a day's
             # or a month's, makes it a name's)
-            rf"|\b(?:on\s+)?the\s+{_ORDINAL}\b(?!\s+(?!(?:{_WEEKDAY}|{MONTH})\b)(?-i:[A-Z]))"
+            rf"|\b(?:on\s+)?the\s+{_ORDINAL}\b(?!\s+(?!(?:{_WEEKDAY}|{MONTH})\b)(?-i:[A-Z])){DAY_NOT_RANK}"
             rf"|\b(?:next|this(?:\s+coming)?|last|coming|following)\s+(?:{_WEEKDAY}|{_PERIOD})\b"
             rf"|\b(?:the\s+)?day\s+(?:after|before)\s+(?:tomorrow|yesterday)\b"
             rf"|\b(?:on\s+)?{_WEEKDAY}\b"
@@ -301,23 +339,27 @@ SPOKEN_NAMES: list[tuple[str, re.Pattern[str]]] = [
     # A title in quotes: "The Lion King", 'Hotel California'; a name after an abbreviated
     # title: "Dr. Patel", "Mrs. Robinson", "St. Louis" (a capitalised word of two or three
     # letters without a vowel before a full stop is an abbreviation, not a sentence's last
-    # word: "Yes. Please" stays apart).
+    # word: "Yes. Please" stays apart; nor are "Ok." and "Hmm.", replies).
     (
         "name",
         re.compile(
             r"(?<![\w])(?=[\"“'A-Z])(?:[\"“'][A-Z][^\"”'\n]{1,60}[\"”'](?![\w])"
-            rf"|(?<!\.)[A-Z](?![a-z]*[aeiouy])[a-z]{{1,2}}\.(?:{_GAP}{NAME_WORD})+(?![\w'’-]))"
+            rf"|(?<!\.)(?!Ok\b|Hm)[A-Z](?![a-z]*[aeiouy])[a-z]{{1,2}}\."
+            rf"(?:{_GAP}(?:{INITIALS})?{NAME_WORD})+(?![\w'’-]))"
         ),
     ),
     # A multi-word name joined by small words or with a possessive: "Hotel del Coronado",
-    # "Bank of America", "Ruth's Chris Steak House" (never from "I'm", "It's", "That's", ...); a
-    # sentence that opens "Book the ..." or "Call the ..." opens with a verb, not a name's word.
+    # "Bank of America", "Ruth's Chris Steak House" (never from "I'm", "It's", "That's", ...,
+    # nor from a sentence's first word when it is a function word: "Does Bank of America ..."); a
+    # sentence that opens "Book the ...", "Put on ..." or "Reserve at ..." opens with a verb,
+    # not a name's word.
     # (Nine words before the joiner at most: a run of capitalised words without one is not
     # read again from each of its words, which took seconds on a few thousand of them.)
     (
         "name",
         re.compile(
-            rf"(?<![\w.])(?={UPPER})(?!{_CONTRACTED}['’])(?!{_SENTENCE_START}{UPPER}{LOWER}+{_GAP}the{_GAP})"
+            rf"(?<![\w.])(?={UPPER})(?!{_CONTRACTED}['’]){NAME_OPENS}"
+            rf"(?!{_SENTENCE_START}{UPPER}{LOWER}+{_GAP}(?:the|on|at|in){_GAP})"
             rf"(?:{_CAPITALISED})"
             rf"(?:{_GAP}(?:{_JOINER}{_GAP})+(?:{_CAPITALISED})|{_GAP}(?:{_CAPITALISED})){{0,8}}"
             rf"(?:{_GAP}(?:{_JOINER}{_GAP})+(?:{_CAPITALISED})|(?<=['’]s){_GAP}(?:{_CAPITALISED}))"

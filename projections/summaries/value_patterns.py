@@ -7,11 +7,15 @@ from __future__ import annotations
 import re
 
 from projections.summaries.spoken import (
+    DAY_NOT_RANK,
     HOUR_ENDS,
+    INITIALS,
+    LEADING_INITIALS,
     LOWER,
     MERIDIEM,
     MONTH,
     NAME_GAP,
+    NAME_OPENS,
     NAME_WORD,
     PLURAL_COUNTS,
     SPACE,
@@ -35,6 +39,9 @@ _ACRONYM = r"[A-Z]{2,5}(?![a-z])"
 _CAPITALISED = r"[A-Z][a-z]+"
 _CAPS = rf"(?:{_ACRONYM}|{_CAPITALISED})"
 _GAP = NAME_GAP
+# The next word of a name, after a small number or initials, if any ("Type 2 Diabetes", "Mary
+# J. Blige").
+_NEXT_NAME_WORD = rf"{NAME_GAP}(?:\d{{1,3}}{NAME_GAP}|{INITIALS})?{NAME_WORD}"
 # One or more capitalised words after the first of a name.
 _GAP_WORDS = rf"(?:{_GAP}{NAME_WORD})+"
 # Numbers, amounts and identifiers are told from the words around them by ASCII word
@@ -65,13 +72,15 @@ _MEASURE_WORD = r"(?:\d+-[a-z]{2,12}|\d+(?:[-–]\d+)?[kKmM])(?![\w-])"
 # A point of the compass before a street's name ("W", "N.", "NE").
 _COMPASS = rf"(?:(?:[NS][EW]|[NSEW])\.?{NAME_GAP})?"
 # The months in Spanish, French, German, Italian and Portuguese (accents optional; names that
-# are English ones too, "April", "August", are read by the English patterns).
+# are English ones too, "April", "August", are read by the English patterns). German writes
+# its months with a capital; the others in small letters, so "3 Mars bars" is no date ("mai",
+# French and German, is in the first group).
 _FOREIGN_MONTH = (
-    "(?:enero|febrero|marzo|abril|mayo|junio|julio|agosto|septiembre|setiembre|octubre|"
-    "noviembre|diciembre|janvier|f[ée]vrier|mars|avril|mai|juin|juillet|ao[ûu]t|septembre|"
-    "octobre|novembre|d[ée]cembre|januar|februar|m[äa]rz|juni|juli|oktober|dezember|gennaio|"
-    "febbraio|aprile|maggio|giugno|luglio|settembre|ottobre|dicembre|janeiro|fevereiro|"
-    "mar[çc]o|maio|junho|julho|setembro|outubro|novembro|dezembro)"
+    "(?:januar|februar|m[äa]rz|mai|juni|juli|oktober|dezember|(?-i:enero|febrero|marzo|abril|"
+    "mayo|junio|julio|agosto|septiembre|setiembre|octubre|noviembre|diciembre|janvier|"
+    "f[ée]vrier|mars|avril|juin|juillet|ao[ûu]t|septembre|octobre|novembre|d[ée]cembre|"
+    "gennaio|febbraio|aprile|maggio|giugno|luglio|settembre|ottobre|dicembre|janeiro|fevereiro|"
+    "mar[çc]o|maio|junho|julho|setembro|outubro|novembro|dezembro))"
 )
 # "$1.2 million", "3 billion euros"
 _MAGNITUDE = r"\s(?:thousand|million|billion|trillion)\b"
@@ -146,11 +155,22 @@ VALUE_PATTERNS: list[tuple[str, re.Pattern[str]]] = [
         ),
     ),
     # An ordinal alone ("the 22nd or 23rd"): a day, not an id (after the dates that hold it;
-    # before a capitalised word, a numbered street's: "5th Avenue").
+    # before a capitalised word, a numbered street's: "5th Avenue"; before a noun, a rank's:
+    # "the 4th floor").
     (
         "date",
         re.compile(
             r"\b(?:[1-9]|[12]\d|3[01])(?<![.#-][1-9])(?<![.#-]\d\d)(?:st|nd|rd|th)\b(?!-|\s+[A-Z])"
+            + DAY_NOT_RANK
+        ),
+    ),
+    # An ordinal before the noun it ranks: "the 4th floor", "the 2nd option", "1st class" (a
+    # day's ordinal was read above), one number with its noun, not a date or an identifier.
+    (
+        "number",
+        re.compile(
+            # (a digit first, then what stands before it: a lookbehind first is tried everywhere)
+            r"[1-9](?<![\w.#-][1-9])\d{0,2}(?:st|nd|rd|th)[ \t]+[a-z]{2,14}\b(?![\w'’-])"
         ),
     ),
     # A range of clock times is one value ("10 AM - 12 PM", "9:00 to 17:30", "10-11 am",
@@ -320,12 +340,14 @@ VALUE_PATTERNS: list[tuple[str, re.Pattern[str]]] = [
         ),
     ),
     *SPOKEN_NAMES,
-    # Capitalised words in a row, a small number among them or after them: "Type 2 Diabetes",
-    # "Toy Story 3", "Nike Pegasus 40".
+    # Capitalised words in a row, a small number or initials among them or a small number
+    # after them: "Type 2 Diabetes", "Toy Story 3", "Nike Pegasus 40", "Mary J. Blige"; two
+    # initials or more may open one ("J. K. Rowling", "J.R.R. Tolkien").
     (
         "name",
         re.compile(
-            rf"(?<![\w.'’-]){NAME_WORD}(?:{_GAP}(?:\d{{1,3}}{_GAP})?{NAME_WORD})+"
+            rf"(?<![\w.'’-])(?={UPPER}){NAME_OPENS}(?:{NAME_WORD}(?:{_NEXT_NAME_WORD})+"
+            rf"|{LEADING_INITIALS}{NAME_WORD}(?:{_NEXT_NAME_WORD})*)"
             rf"(?!{UPPER}|{LOWER}|['’-]){_SMALL_NUMBER}"
         ),
     ),

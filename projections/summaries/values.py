@@ -112,13 +112,27 @@ def _is_label(text: str, start: int, end: int) -> bool:
     return opening is not None and opening.end() == start and bool(_LABEL_END.match(text, end))
 
 
+def _name_before(
+    kind: str, pattern: re.Pattern[str], text: str, start: int, cut: int
+) -> re.Match[str] | None:
+    """A name whose match ran into a value taken before it, read again up to that value:
+    "Lord of the Rings at the AMC" (the code taken) is "Lord of the Rings", "the Museum of
+    Modern Art on Saturday" (the date taken) "Museum of Modern Art", not two broken names.
+    Other kinds are not cut: a number or a date cut short is another value."""
+    if kind != "name" or cut <= start:
+        return None
+    return pattern.match(text, start, cut)
+
+
 def _typed_values(text: str) -> Iterator[tuple[str, str, int]]:
     taken = bytearray(len(text))  # 1 where a value was taken: one C scan per overlap check
     for index in _NEEDS.admitted(text, text.lower()):  # a pattern whose literals it lacks: out
         kind, pattern = VALUE_PATTERNS[index]
-        for match in pattern.finditer(text):
-            start, end = match.span()
-            if taken.find(1, start, end) != -1:
+        for found in pattern.finditer(text):
+            start, end = found.span()
+            cut = taken.find(1, start, end)
+            match = found if cut == -1 else _name_before(kind, pattern, text, start, cut)
+            if match is None:
                 continue
             value = match.group(0).strip()
             if kind == "code" and value in _COMMON_CAPS:

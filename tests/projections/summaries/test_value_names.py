@@ -1,0 +1,79 @@
+"""Names, ranks and other languages' months in the value ledger: what a request to a tool
+names, read whole (issue #27). Each phrasing here was misread before its pattern changed."""
+
+from __future__ import annotations
+
+import pytest
+
+from projections.summaries.values import text_values
+
+
+def _read(text: str) -> list[tuple[str, str]]:
+    return [(kind, value) for kind, value, _ in text_values(text)]
+
+
+@pytest.mark.parametrize(
+    ("text", "kind", "value"),
+    [
+        # a name that ran into a value read before it is read up to that value
+        ("I'd like to see Lord of the Rings at the AMC", "name", "Lord of the Rings"),
+        ("I went to the Museum of Modern Art on Saturday", "name", "Museum of Modern Art"),
+        # a sentence's function word or verb before a name is not the name's
+        ("Does Pizza Hut deliver here?", "name", "Pizza Hut"),
+        ("Is Spider-Man playing tonight?", "name", "Spider-Man"),
+        ("Hi Anna, can you help?", "name", "Anna"),
+        ("Ok. Does Bank of America open?", "name", "Bank of America"),
+        ("Reserve at Ruth's Chris Steak House for 6", "name", "Ruth's Chris Steak House"),
+        ("Put on Dancing Queen", "name", "Dancing Queen"),
+        # initials inside a name, or two that open it
+        ("My doctor is Dr. Mary J. Blige", "name", "Dr. Mary J. Blige"),
+        ("George R. R. Martin wrote it", "name", "George R. R. Martin"),
+        ("I'm a big fan of J. R. R. Tolkien", "name", "J. R. R. Tolkien"),
+        ("I read J.K. Rowling", "name", "J.K. Rowling"),
+        (
+            "fly into John F. Kennedy International Airport",
+            "name",
+            "John F. Kennedy International Airport",
+        ),
+        # an ordinal before the noun it ranks
+        ("Room on the 4th floor", "number", "4th floor"),
+        ("I'd like the 2nd option", "number", "2nd option"),
+        ("book 1st class", "number", "1st class"),
+    ],
+)
+def test_names_and_ranks_are_read_whole(text: str, kind: str, value: str) -> None:
+    assert (kind, value) in _read(text)
+
+
+@pytest.mark.parametrize(
+    ("text", "kind", "value"),
+    [
+        ("Did Mark Jones call?", "name", "Did Mark Jones"),  # an auxiliary opens no name
+        ("Thanks Mark!", "name", "Thanks Mark"),
+        ("Which Marriott is closer?", "name", "Which Marriott"),
+        ("We took Plan B. Then we left", "name", "Plan B. Then"),  # no initial: a sentence
+        ("see you in the U.S. The trip was long", "name", "U.S. The"),
+        ("Get me 3 Mars bars", "date", "3 Mars"),  # French writes "mars" in small letters
+        ("Room on the 4th floor", "date", "the 4th"),  # a rank, not a day
+        ("my 18th birthday was fun", "date", "18th"),
+    ],
+)
+def test_forms_that_only_look_like_names_or_days_are_not_read_as_them(
+    text: str, kind: str, value: str
+) -> None:
+    assert (kind, value) not in _read(text)
+
+
+def test_a_days_ordinal_before_a_function_word_or_a_verb_stays_a_date() -> None:
+    for text, value in (
+        ("the 5th works for me", "the 5th"),
+        ("on the 15th after my trip", "on the 15th"),
+        ("on the 5th we left", "on the 5th"),
+    ):
+        assert ("date", value) in _read(text), text
+
+
+def test_will_and_may_open_names_after_a_sentences_start() -> None:
+    # auxiliaries open no name, but these two are first names as often
+    assert ("name", "Will Smith") in _read("Will Smith is here")
+    assert ("name", "May Chen") in _read("May Chen called me")
