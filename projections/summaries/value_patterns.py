@@ -6,22 +6,24 @@ from __future__ import annotations
 
 import re
 
-from projections.summaries.spoken import (
-    DAY_NOT_RANK,
-    HOUR_ENDS,
+from projections.summaries.name_patterns import (
     INITIALS,
     LEADING_INITIALS,
     LOWER,
-    MERIDIEM,
-    MONTH,
     NAME_GAP,
     NAME_OPENS,
     NAME_WORD,
-    PLURAL_COUNTS,
     SPACE,
     SPOKEN_NAMES,
-    SPOKEN_PATTERNS,
     UPPER,
+)
+from projections.summaries.spoken import (
+    DAY_NOT_RANK,
+    HOUR_ENDS,
+    MERIDIEM,
+    MONTH,
+    PLURAL_COUNTS,
+    SPOKEN_PATTERNS,
     WEEKDAY_SHORT,
 )
 
