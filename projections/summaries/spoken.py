@@ -65,6 +65,16 @@ _CLOCK_WORD = _one_of([*_UNITS_WORDS[1:], "ten", "eleven", "twelve"])
 _SMALL_WORDS = (
     rf"(?:{_one_of(_TENS_WORDS)}(?:[-\s]{_UNIT_WORD})?|{_one_of(_TEENS_WORDS + _UNITS_WORDS)})"
 )
+# An hour of the clock (one to twelve) and its minutes, in digits or in words ("thirty",
+# "forty-five", "oh five").
+_HOUR_WORD = rf"(?:one|{_CLOCK_WORD})"
+# The minutes of a clock time in words ("thirty", "forty-five"), written out rather than
+# factored: the prefilter then runs the pattern only on a text that holds one of the words
+# ("ten" left out: "often", "written", "listen" hold it, and long turns paid for it).
+_MINUTE_WORDS = (
+    "(?:eleven|twelve|(?:thir|four|fif|six|seven|eigh|nine)teen|twenty|thirty|forty|fifty)"
+    rf"(?:[-\s]{_UNIT_WORD})?"
+)
 _SCALE = r"\s+(?:hundred|thousand)(?:\s+(?:and\s+)?" + _SMALL_WORDS + r"(?:\s+hundred)?)?"
 _NUMBER_WORDS = rf"(?:a{_SCALE}|{_SMALL_WORDS}(?:{_SCALE})?)"
 _NUMBER = rf"(?:\d{{1,2}}|{_SMALL_WORDS}|a\s+couple\s+of|a\s+few)"
@@ -89,6 +99,16 @@ _ORDINAL_WORD = (
     rf"(?:t(?:wenty|hirty)[-\s]{_one_of(_ORDINAL_UNITS)}"
     rf"|{_one_of(_ORDINAL_TEENS + _ORDINAL_UNITS)})"
 )
+# An ordinal in words that is a day more often than a choice ("the fourteenth", "the twenty
+# third"; "the first", "the second" and "the third" are options as often), written with
+# shared endings so that the prefilter looks for a few literals ("teenth", "tieth").
+_LATER_ORDINAL_WORD = (
+    "(?:(?:twenty|thirty)[-\\s](?:first|second|third|fourth|fifth|sixth|seventh|eighth|ninth)"
+    "|(?:thir|four|fif|six|seven|eigh|nine)teenth|(?:twen|thir)tieth"
+    "|fourth|fifth|sixth|seventh|eighth|ninth|tenth|eleventh|twelfth)"
+)
+# A weekday's abbreviation, capitalised ("Fri", "Tues"; "sat" and "wed" are words).
+_SHORT_DAY = "(?:Mon|Tues?|Wed|Thu|Thurs?|Fri|Sat|Sun)"
 _ORDINAL = r"\d{1,2}(?:st|nd|rd|th)"
 # What may follow a day said as an ordinal alone ("the 5th"): a function word ("the 5th at
 # 3", "the 15th after my trip", "the 5th we left"), a part of the day, or a verb in "-s" ("the
@@ -162,6 +182,20 @@ HOUR_ENDS = (
 )
 #: ``(kind, pattern)``, longest forms first: the ledger takes each span once, first pattern wins.
 SPOKEN_PATTERNS: list[tuple[str, re.Pattern[str]]] = [
+    # "at eight thirty", "seven fifteen pm", "one-thirty": an hour and its minutes in words,
+    # with "am" or "pm" or a part of the day after them, a word that places them in time
+    # before them, or a hyphen between them ("eight-thirty works"); not "two twenty dollar
+    # bills". (First: the form below would read "fifteen in the morning" out of "eight fifteen
+    # in the morning".)
+    (
+        "time",
+        re.compile(
+            rf"(?i)\b(?:(?:at|by|around|until|till|from)\s+)?{_HOUR_WORD}"
+            rf"(?:-{_MINUTE_WORDS}\b|\s+{_MINUTE_WORDS}\b(?=\s*{MERIDIEM}|\s+{_PART_OF_DAY}))"
+            rf"(?:\s*{MERIDIEM})?(?:\s+{_PART_OF_DAY})?"
+            rf"|\b(?:at|by|around|until|till|from)\s+{_HOUR_WORD}\s+{_MINUTE_WORDS}\b{HOUR_ENDS}"
+        ),
+    ),
     # "half past 1 in the afternoon", "quarter to seven", "8 o'clock at night", "5:30 in the
     # evening", "9 tomorrow morning", "noon"
     (
@@ -206,6 +240,20 @@ SPOKEN_PATTERNS: list[tuple[str, re.Pattern[str]]] = [
             rf"|\bweekend of the {_DAY}\b"
         ),
     ),
+    # A weekday abbreviated: "last Fri", "next Tues.", "on Sat", "Sat the 9th", "thurs" (a
+    # pattern of its own: its capitalised words are what the prefilter looks for, so it runs
+    # only where one is written; before the dates below, which would read "the 9th" out of
+    # "Sat the 9th"). "Sat", "Wed" and "Sun" are words too: they need a word before them
+    # that places them in time, or a day after them.
+    (
+        "date",
+        re.compile(
+            # ("on Wed, Oct 9" is read whole below, with its month)
+            rf"\b(?i:next|this(?:\s+coming)?|last|coming|following|on)\s+{_SHORT_DAY}\b\.?"
+            rf"(?!,?\s+(?i:{MONTH})\b)"
+            rf"|\b{_SHORT_DAY}\.?\s+(?i:(?:the\s+)?{_DAY})\b|\b(?i:tues|thurs?|weds)\b\.?"
+        ),
+    ),
     # "the 8th of March", "8th of March 2024", "the twenty-first of June", "June the fourth",
     # "the 21st", "next Friday", "this weekend", "the day after tomorrow", "Friday the 13th"
     (
@@ -221,6 +269,16 @@ SPOKEN_PATTERNS: list[tuple[str, re.Pattern[str]]] = [
             rf"|\b(?:the\s+)?day\s+(?:after|before)\s+(?:tomorrow|yesterday)\b"
             rf"|\b(?:on\s+)?{_WEEKDAY}\b"
             rf"|\b(?:mid-?\s?|early\s+|late\s+){_CAPITAL_MONTH}\b"  # "mid-March", "early June"
+        ),
+    ),
+    # A day in words alone: "on the fourteenth", "the twenty third" (not "the second of two",
+    # "the fourth time"; after the dates above, whose "June the fourth" it is), its words
+    # written out for the prefilter.
+    (
+        "date",
+        re.compile(
+            rf"(?i)\b(?:on\s+the\s+(?:first|second|third)|the\s+{_LATER_ORDINAL_WORD})\b"
+            rf"(?!\s+of\b){DAY_NOT_RANK}"
         ),
     ),
     # "yesterday", "tomorrow", "3 days ago", "in two weeks": relative to the turn's own date

@@ -192,7 +192,9 @@ VALUE_PATTERNS: list[tuple[str, re.Pattern[str]]] = [
         "time",
         re.compile(
             # ("19h30" as written in France)
-            rf"(?i)(?<![\d.])\d{{1,2}}(?::\d{{2}}(?:\s*{MERIDIEM})?(?!\d)|h[0-5]\d\b)"
+            # "2 30 pm"; "7:30ish", "5ish": about then (an hour of the clock: no "30ish")
+            rf"(?i)(?<![\d.])\d{{1,2}}(?::\d{{2}}(?:\s*{MERIDIEM})?(?!\d)(?:-?ish\b)?|h[0-5]\d\b"
+            rf"|{SPACE}[0-5]\d\s*{MERIDIEM}|(?<![2-9]\d|1[3-9])-?ish\b)"
             rf"|(?<![\d.])\d{{1,2}}\.\d{{2}}\s*{MERIDIEM}|(?<![\d.])\b\d{{1,2}}\s*{MERIDIEM}"
         ),
     ),

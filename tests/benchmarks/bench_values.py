@@ -83,6 +83,8 @@ LONG_RUNS = (
     "Abc", "ABC", "Abc ABC", "Abc of", "Abc-Abc", "O'Abc", "Abc,", "the 5th", "12-",
     # initials inside a name; a name cut short by a value taken before it
     "A. Abc", "A.", "Abc of Abc on Monday", "the 5th floor",
+    # clock times and days in words, a weekday abbreviated
+    "at eight thirty", "Sat the", "the fourteenth",
 )  # fmt: skip
 
 

@@ -191,6 +191,20 @@ from projections.summaries.values import text_values
         ("em 7 de setembro de 2025", "date", "7 de setembro de 2025"),
         ("予約は3月5日の午後2時です", "time", "2時"),
         ('"created_at": "2024-05-15T15:00:00Z"', "date", "2024-05-15T15:00:00Z"),
+        # an hour and its minutes apart or in words; about an hour; a weekday abbreviated; a
+        # day in words
+        ("let's say at eight thirty", "time", "at eight thirty"),
+        ("seven fifteen pm works", "time", "seven fifteen pm"),
+        ("around eight fifteen in the morning", "time", "around eight fifteen in the morning"),
+        ("book it for 2 30 pm", "time", "2 30 pm"),
+        ("eight-thirty is fine", "time", "eight-thirty"),
+        ("see you 7:30ish", "time", "7:30ish"),
+        ("come by 5ish", "time", "5ish"),
+        ("thurs at 5", "date", "thurs"),
+        ("we can do this Sat", "date", "this Sat"),
+        ("how about Sat the 9th", "date", "Sat the 9th"),
+        ("book it for the fourteenth", "date", "the fourteenth"),
+        ("how about the twenty third", "date", "the twenty third"),
     ],
 )
 def test_spoken_values_are_found_whole(text: str, kind: str, value: str) -> None:
@@ -245,6 +259,9 @@ def test_forms_that_only_look_like_the_new_ones_are_not_read_as_them() -> None:
         ("at 5 and a half", "time", "at 5"),  # a number's part after "and": no hour
         ("around 8 and 9 people came", "time", "around 8"),
         ("Sure, NY works", "name", "Sure, NY"),  # a sentence's first word, a verb after
+        ("for the fourth time", "date", "the fourth"),  # a rank: the noun after it
+        ("we sat the kids down", "date", "sat the"),  # "sat" needs "this" or a day after it
+        ("at 10 15 people came", "time", "at 10 15"),  # a number of people, no minutes
     ):
         found = [(k, v) for k, v, _ in text_values(text)]
         assert (kind, value) not in found, (text, found)
