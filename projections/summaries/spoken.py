@@ -298,7 +298,8 @@ SPOKEN_PATTERNS: list[tuple[str, re.Pattern[str]]] = [
             rf"next )?(?:week|year)\b)"
         ),
     ),
-    # "two tickets", "a couple of nights", "a table for two", "party of 4", "a 3-hour drive"
+    # "two tickets", "a couple of nights", "a table for two", "party of 4", "a 3-hour drive",
+    # "the four of us"
     (
         "count",
         re.compile(
@@ -306,6 +307,8 @@ SPOKEN_PATTERNS: list[tuple[str, re.Pattern[str]]] = [
             rf"{_HALVES}(?:\s+{_COUNT_MODIFIER}|-)"
             rf"|half\s+an?\s+|an?\s+(?={_UNITS}\s+and\s+a\s+half\b)){_UNITS}\b{_HALVES}"
             rf"|\b(?:table|party|reservation|booking)\s+(?:for|of)\s+{_NUMBER}\b"
+            # "for the four of us": a party's size
+            rf"|\bthe\s+{_NUMBER}\s+of\s+(?:us|them)\b"
         ),
     ),
     # "300 yuan", "fifty bucks", "20 pounds", "fifteen hundred dollars"

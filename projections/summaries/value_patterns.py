@@ -35,8 +35,9 @@ _CLOCK = rf"(?:\d{{1,2}}(?::\d{{2}})?\s*{MERIDIEM}|\d{{1,2}}:\d{{2}})"
 # "lbs", "GB", "kWh", "mmHg") or a ratio of symbols ("U/L", "mg/dL", "km/h").
 _UNIT_FORM = r"(?!(?:st|nd|rd|th|x)\b)(?![A-Za-z]*[AEIOUYaeiouy])"  # no ordinal, no vowel
 _UNIT = rf"(?:[A-Za-z]{{1,4}}/[A-Za-z]{{1,4}}|{_UNIT_FORM}[A-Za-z]{{1,5}})"
-# A number glued to a unit in small letters ("70kg", "500ml", "5km"): a quantity, not an id.
-_GLUED_QUANTITY = rf"\d+(?:\.\d+)?{_UNIT_FORM}[a-z]{{2,4}}(?![\w-])"
+# A number glued to a unit in small letters ("70kg", "500ml", "5km", "250g", "2l"): a quantity,
+# not an id (of one letter, only grams and litres: "14c" is a seat).
+_GLUED_QUANTITY = rf"\d+(?:\.\d+)?(?:{_UNIT_FORM}[a-z]{{2,4}}|[gl])(?![\w-])"
 _ACRONYM = r"[A-Z]{2,5}(?![a-z])"
 _CAPITALISED = r"[A-Z][a-z]+"
 _CAPS = rf"(?:{_ACRONYM}|{_CAPITALISED})"

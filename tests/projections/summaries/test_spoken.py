@@ -205,6 +205,9 @@ from projections.summaries.values import text_values
         ("how about Sat the 9th", "date", "Sat the 9th"),
         ("book it for the fourteenth", "date", "the fourteenth"),
         ("how about the twenty third", "date", "the twenty third"),
+        ("a table for the four of us", "count", "the four of us"),  # a party's size
+        ("get me 3 x 250g packs", "quantity", "250g"),  # grams glued to their number
+        ("I'm in seat 14c", "id", "14c"),  # a seat's letter is no unit
     ],
 )
 def test_spoken_values_are_found_whole(text: str, kind: str, value: str) -> None:
