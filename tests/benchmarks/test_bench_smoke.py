@@ -81,6 +81,7 @@ def test_agents_session_benchmark_prints_every_figure() -> None:
         "tiny: 60 turns",
         "turns that compacted",
         "caller told",
+        "full collections of the process's heap",
         "baseline",
     ):
         assert fragment in output
