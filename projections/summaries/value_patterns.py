@@ -17,6 +17,7 @@ from projections.summaries.name_patterns import (
     SPOKEN_NAMES,
     UPPER,
 )
+from projections.summaries.number_patterns import CJK_RUNS_ON, NUMBER_PATTERNS, after_one_of
 from projections.summaries.spoken import (
     DAY_NOT_RANK,
     HOUR_ENDS,
@@ -47,10 +48,6 @@ _GAP = NAME_GAP
 _NEXT_NAME_WORD = rf"{NAME_GAP}(?:\d{{1,3}}{NAME_GAP}|{INITIALS})?{NAME_WORD}"
 # One or more capitalised words after the first of a name.
 _GAP_WORDS = rf"(?:{_GAP}{NAME_WORD})+"
-# Numbers, amounts and identifiers are told from the words around them by ASCII word
-# characters: Chinese or Japanese text runs on without spaces ("预算500元", "订单号是W2378156"),
-# and a Unicode \w would take those characters into the value or refuse the number.
-_CJK_RUNS_ON = re.ASCII
 # The character before the space that precedes a word inside a sentence ("a 2019 Toyota").
 _INSIDE_SENTENCE = "[" + LOWER[1:-1] + ",;0-9]"
 # The small number a name may end with ("Witcher 3", "Suite 436", "Room 1204"): not a year,
@@ -89,30 +86,8 @@ _FOREIGN_MONTH = (
 _MAGNITUDE = r"\s(?:thousand|million|billion|trillion)\b"
 
 
-def _after_one_of(words: str) -> str:
-    """A lookbehind for any of ``words`` (space-separated) and a space: Python's lookbehinds
-    are of one width each, so one per length, in an alternation."""
-    by_length: dict[int, list[str]] = {}
-    for word in words.split():
-        by_length.setdefault(len(word), []).append(word)
-    return "(?:" + "|".join(rf"(?<=\b(?:{'|'.join(w)}) )" for w in by_length.values()) + ")"
-
-
-# After a preposition or a determiner: the word after it is a noun.
-_AFTER_FUNCTION_WORD = _after_one_of(
-    "a in at to on by of an the our for her his its from your near into onto their"
-)
 # After a word that places a month and day in time ("on 3/15", "by 12/1").
-_AFTER_TIME_WORD = _after_one_of("on by to for from till until after before")
-# Words after which a number is no thing's number ("at least 2", "the top 3", "for about 20").
-_NOT_A_NOUN = (
-    r"(?:is|are|was|were|am|be|been|the|to|on|at|for|of|with|in|by|from|as|and|or|than|about|"
-    r"around|under|over|only|just|all|any|some|each|every|another|these|those|least|most|top|"
-    r"first|last|next|nearly|almost|approximately|roughly|maybe|like|into|onto|via|per|have|"
-    r"has|had|did|does|will|would|can|could|shall|should|may|might|must|our|your|their|his|"
-    r"her|its|him|them|you|they|she|out|off|plus|minus|times|between|within|without|before|"
-    r"after|since|until|till|near|also|then|too|very|not|number|aged?)"
-)
+_AFTER_TIME_WORD = after_one_of("on by to for from till until after before")
 #: ``(kind, pattern)``: the ledger takes each span once, the first pattern that reads it wins.
 VALUE_PATTERNS: list[tuple[str, re.Pattern[str]]] = [
     *SPOKEN_PATTERNS,  # the longer spoken forms first ("5:30 in the evening" over "5:30")
@@ -227,7 +202,7 @@ VALUE_PATTERNS: list[tuple[str, re.Pattern[str]]] = [
             rf"|\b\d(?:[\d,.]*\d)?(?:{_MAGNITUDE})?\s?(?:usd|eur|gbp|cny|rmb|"
             r"dollars?|euros?|元|块|%|percent|[€£¥$](?!\s?\d))(?![a-z])"
             r"|\b(?:USD|EUR|GBP|CNY|RMB)\s?\d(?:[\d,.]*\d)?(?![\w.,]*\d)",
-            _CJK_RUNS_ON,
+            CJK_RUNS_ON,
         ),
     ),
     (
@@ -236,7 +211,7 @@ VALUE_PATTERNS: list[tuple[str, re.Pattern[str]]] = [
             r"(?i)(?<![\w.,])\d+(?:,\d{3})*\s+(?:bags?|baggages?|suitcases?|passengers?|people|adults?|"
             r"children|kids|tickets?|nights?|days?|weeks?|months?|years?|hours?|minutes?|seats?|"
             r"rooms?|items?)\b",
-            _CJK_RUNS_ON,
+            CJK_RUNS_ON,
         ),
     ),
     *PLURAL_COUNTS,
@@ -274,7 +249,7 @@ VALUE_PATTERNS: list[tuple[str, re.Pattern[str]]] = [
             r"(?=[A-Z]*\d)(?=\d*[A-Z])[A-Z\d]{2,4}(?![\w-])"
             rf"|(?!(?:{_CAPITALS_WORD})\b)[A-Z]{{2}}\s\d{{1,4}}(?![\w.,:/%-]*\d)(?!\s*%))"
             rf"|#?(?=[\w-]*[A-Za-z])(?=[\w-]*\d)(?!{_GLUED_QUANTITY}|{_MEASURE_WORD})\w+(?:-\w+)*(?![\w-]))",
-            _CJK_RUNS_ON,
+            CJK_RUNS_ON,
         ),
     ),
     # An identifier of digit groups joined by hyphens, three or more, or two with one of five
@@ -285,7 +260,7 @@ VALUE_PATTERNS: list[tuple[str, re.Pattern[str]]] = [
         re.compile(
             # (a digit first, then what stands before it: a lookbehind first is tried everywhere)
             r"\d(?<![\w.,:/-]\d)(?:\d*(?:-\d+){2,}|\d{4,}-\d+|\d*-\d{5,})(?![\w-])",
-            _CJK_RUNS_ON,
+            CJK_RUNS_ON,
         ),
     ),
     # A small number said to be one: "bus number 38", "table #12", "No. 5" (a larger one is
@@ -341,7 +316,7 @@ VALUE_PATTERNS: list[tuple[str, re.Pattern[str]]] = [
         "quantity",
         re.compile(
             rf"(?<![\w.,:/])(?:\d+(?:[.,]\d+)*\s?[-–]\s?)?\d+(?:[.,]\d+)*\s?{_UNIT}(?![\w/])",
-            _CJK_RUNS_ON,
+            CJK_RUNS_ON,
         ),
     ),
     *SPOKEN_NAMES,
@@ -365,32 +340,5 @@ VALUE_PATTERNS: list[tuple[str, re.Pattern[str]]] = [
         "name",
         re.compile(rf"(?<={_INSIDE_SENTENCE} )(?=\S{{3}}){NAME_WORD}{_SMALL_NUMBER}(?![\w'-])"),
     ),
-    # A small number that numbers the thing named before it, where a clause ends: "in row
-    # 12", "at gate 23.", "to seat 14?", "on floor 3" (after a preposition or a determiner, so
-    # the word is a noun; not "at least 2", "in the top 3", "is 35").
-    (
-        "number",
-        re.compile(
-            rf"\b{_AFTER_FUNCTION_WORD}(?!{_NOT_A_NOUN}\b)[a-z]{{3,12}} [1-9]\d?"
-            r"(?![\w.,:/%'’-]*\d)(?![\w%'’-])"
-            r"(?=[ \t]*(?:[.,;!?)\n]|$)| +(?:please|and|or|then|instead|too|thanks|if|but|so|"
-            r"in|at|for|with|tomorrow|today|tonight)\b)"
-        ),
-    ),
-    # A range of numbers ("numbers 1-20", "pages 10–12"; "2-3k" is a quantity's, above).
-    (
-        "number",
-        re.compile(r"(?<![\w.,:/-])\d{1,4}\s?[-–]\s?\d{1,4}(?![\w.,:/-]*\d)", _CJK_RUNS_ON),
-    ),
-    # A number with decimals ("1.8", "0.25"), a reading or ratio of two numbers ("138/85").
-    ("number", re.compile(r"(?<![\w.,:/])\d+(?:\.\d+|/\d+)(?![\w.,:/]*\d)", _CJK_RUNS_ON)),
-    # A bare number of three digits or more ("2,500" too; "0042", a card's last four), not a
-    # piece of a time or code ("15:00", "05").
-    (
-        "number",
-        re.compile(
-            r"(?<![\w.,:])(?:[1-9]\d{0,2}(?:,\d{3})+|[1-9]\d{2,}|0\d{3,})(?:\.\d+)?(?![\w.,:]*\d)",
-            _CJK_RUNS_ON,
-        ),
-    ),
+    *NUMBER_PATTERNS,
 ]

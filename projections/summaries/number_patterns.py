@@ -1,0 +1,71 @@
+"""The last of the value ledger's typed patterns (:mod:`projections.summaries.value_patterns`):
+numbers that stand for a thing ("row 12"), ranges, decimals and bare numbers, tried after
+every other kind has taken its spans. Pure: no I/O."""
+
+from __future__ import annotations
+
+import re
+
+__all__ = ["CJK_RUNS_ON", "NUMBER_PATTERNS", "after_one_of"]
+
+#: Numbers, amounts and identifiers are told from the words around them by ASCII word
+#: characters: Chinese or Japanese text runs on without spaces ("预算500元", "订单号是W2378156"),
+#: and a Unicode \w would take those characters into the value or refuse the number.
+CJK_RUNS_ON = re.ASCII
+
+
+def after_one_of(words: str) -> str:
+    """A lookbehind for any of ``words`` (space-separated) and a space: Python's lookbehinds
+    are of one width each, so one per length, in an alternation."""
+    by_length: dict[int, list[str]] = {}
+    for word in words.split():
+        by_length.setdefault(len(word), []).append(word)
+    return "(?:" + "|".join(rf"(?<=\b(?:{'|'.join(w)}) )" for w in by_length.values()) + ")"
+
+
+# After a preposition or a determiner: the word after it is a noun.
+_AFTER_FUNCTION_WORD = after_one_of(
+    "a in at to on by of an the our for her his its from your near into onto their"
+)
+# Words after which a number is no thing's number ("at least 2", "the top 3", "for about 20").
+_NOT_A_NOUN = (
+    r"(?:is|are|was|were|am|be|been|the|to|on|at|for|of|with|in|by|from|as|and|or|than|about|"
+    r"around|under|over|only|just|all|any|some|each|every|another|these|those|least|most|top|"
+    r"first|last|next|nearly|almost|approximately|roughly|maybe|like|into|onto|via|per|have|"
+    r"has|had|did|does|will|would|can|could|shall|should|may|might|must|our|your|their|his|"
+    r"her|its|him|them|you|they|she|out|off|plus|minus|times|between|within|without|before|"
+    r"after|since|until|till|near|also|then|too|very|not|number|aged?)"
+)
+
+
+#: ``(kind, pattern)``, in the ledger's order: after every other pattern.
+NUMBER_PATTERNS: list[tuple[str, re.Pattern[str]]] = [
+    # A small number that numbers the thing named before it, where a clause ends: "in row
+    # 12", "at gate 23.", "to seat 14?", "on floor 3" (after a preposition or a determiner, so
+    # the word is a noun; not "at least 2", "in the top 3", "is 35").
+    (
+        "number",
+        re.compile(
+            rf"\b{_AFTER_FUNCTION_WORD}(?!{_NOT_A_NOUN}\b)[a-z]{{3,12}} [1-9]\d?"
+            r"(?![\w.,:/%'’-]*\d)(?![\w%'’-])"
+            r"(?=[ \t]*(?:[.,;!?)\n]|$)| +(?:please|and|or|then|instead|too|thanks|if|but|so|"
+            r"in|at|for|with|tomorrow|today|tonight)\b)"
+        ),
+    ),
+    # A range of numbers ("numbers 1-20", "pages 10–12"; "2-3k" is a quantity's, above).
+    (
+        "number",
+        re.compile(r"(?<![\w.,:/-])\d{1,4}\s?[-–]\s?\d{1,4}(?![\w.,:/-]*\d)", CJK_RUNS_ON),
+    ),
+    # A number with decimals ("1.8", "0.25"), a reading or ratio of two numbers ("138/85").
+    ("number", re.compile(r"(?<![\w.,:/])\d+(?:\.\d+|/\d+)(?![\w.,:/]*\d)", CJK_RUNS_ON)),
+    # A bare number of three digits or more ("2,500" too; "0042", a card's last four), not a
+    # piece of a time or code ("15:00", "05").
+    (
+        "number",
+        re.compile(
+            r"(?<![\w.,:])(?:[1-9]\d{0,2}(?:,\d{3})+|[1-9]\d{2,}|0\d{3,})(?:\.\d+)?(?![\w.,:]*\d)",
+            CJK_RUNS_ON,
+        ),
+    ),
+]
