@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import re
 
-__all__ = ["CJK_RUNS_ON", "NUMBER_PATTERNS", "after_one_of"]
+__all__ = ["CJK_RUNS_ON", "LETTER_ENDS", "NUMBER_PATTERNS", "after_one_of"]
 
 #: Numbers, amounts and identifiers are told from the words around them by ASCII word
 #: characters: Chinese or Japanese text runs on without spaces ("预算500元", "订单号是W2378156"),
@@ -27,6 +27,9 @@ def after_one_of(words: str) -> str:
 _AFTER_FUNCTION_WORD = after_one_of(
     "a in at to on by of an the our for her his its from your near into onto their"
 )
+#: Where a letter that names a thing ends ("row G", "Terminal B"): not inside a word or a
+#: name such as "R&D" or "C++", and no initial ("George R. R. Martin").
+LETTER_ENDS = r"(?![\w'’&+-]|\.(?:\w|\s+[A-Z]))"
 # Words after which a number is no thing's number ("at least 2", "the top 3", "for about 20").
 _NOT_A_NOUN = (
     r"(?:is|are|was|were|am|be|been|the|to|on|at|for|of|with|in|by|from|as|and|or|than|about|"
@@ -40,16 +43,25 @@ _NOT_A_NOUN = (
 
 #: ``(kind, pattern)``, in the ledger's order: after every other pattern.
 NUMBER_PATTERNS: list[tuple[str, re.Pattern[str]]] = [
-    # A small number that numbers the thing named before it, where a clause ends: "in row
-    # 12", "at gate 23.", "to seat 14?", "on floor 3" (after a preposition or a determiner, so
-    # the word is a noun; not "at least 2", "in the top 3", "is 35").
+    # Digit groups joined by dots, three or four: a version or an address ("version 2.3.1",
+    # "192.168.1.20"), one identifier (a date in this shape was read before).
+    (
+        "id",
+        re.compile(r"\d(?<![\w.]\d)\d*(?:\.\d+){2,3}(?![\w.]*\d)(?![\w-])", CJK_RUNS_ON),
+    ),
+    # A small number or a letter that numbers the thing named before it: "in row 12", "at
+    # gate 23.", "to seat 14?", "on floor 3", where a clause ends; "in size M", "in row G",
+    # "my vitamin D", "in size XL" (after a preposition or a determiner, so the word is a
+    # noun; not "at least 2", "in the top 3", "is 35"; not "I", nor "A" before a word, an
+    # article; not a letter of "R&D", "C++" or an initial: "R. R. Martin").
     (
         "number",
         re.compile(
-            rf"\b{_AFTER_FUNCTION_WORD}(?!{_NOT_A_NOUN}\b)[a-z]{{3,12}} [1-9]\d?"
+            rf"\b{_AFTER_FUNCTION_WORD}(?!{_NOT_A_NOUN}\b)[a-z]{{3,12}} (?:[1-9]\d?"
             r"(?![\w.,:/%'’-]*\d)(?![\w%'’-])"
             r"(?=[ \t]*(?:[.,;!?)\n]|$)| +(?:please|and|or|then|instead|too|thanks|if|but|so|"
             r"in|at|for|with|tomorrow|today|tonight)\b)"
+            rf"|(?:X{{1,3}}[SL]|(?!I\b|A [a-z])[A-Z]){LETTER_ENDS})"
         ),
     ),
     # A range of numbers ("numbers 1-20", "pages 10–12"; "2-3k" is a quantity's, above).

@@ -308,7 +308,8 @@ SPOKEN_PATTERNS: list[tuple[str, re.Pattern[str]]] = [
             rf"|half\s+an?\s+|an?\s+(?={_UNITS}\s+and\s+a\s+half\b)){_UNITS}\b{_HALVES}"
             rf"|\b(?:table|party|reservation|booking)\s+(?:for|of)\s+{_NUMBER}\b"
             # "for the four of us": a party's size
-            rf"|\bthe\s+{_NUMBER}\s+of\s+(?:us|them)\b"
+            # (one space apart: the prefilter then looks for " of us" in a text)
+            rf"|\bthe {_NUMBER} of us\b"
         ),
     ),
     # "300 yuan", "fifty bucks", "20 pounds", "fifteen hundred dollars"

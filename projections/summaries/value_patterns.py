@@ -17,7 +17,12 @@ from projections.summaries.name_patterns import (
     SPOKEN_NAMES,
     UPPER,
 )
-from projections.summaries.number_patterns import CJK_RUNS_ON, NUMBER_PATTERNS, after_one_of
+from projections.summaries.number_patterns import (
+    CJK_RUNS_ON,
+    LETTER_ENDS,
+    NUMBER_PATTERNS,
+    after_one_of,
+)
 from projections.summaries.spoken import (
     DAY_NOT_RANK,
     HOUR_ENDS,
@@ -333,12 +338,17 @@ VALUE_PATTERNS: list[tuple[str, re.Pattern[str]]] = [
     ),
     # A word with inner capitals, wherever it stands: a name ("OncoPharm", "iPhone").
     ("name", re.compile(r"(?<![\w.])(?:[A-Z][a-z]+|[a-z]{1,2})(?:[A-Z][a-z]+)+(?![\w'])")),
-    # A single capitalised word inside a sentence (not after its end): a name, usually; with
-    # the small number that follows it, if one does ("Witcher 3", "Suite 436"; not a clock
-    # time, a decimal or a range).
+    # A single capitalised word inside a sentence (not after its end; "vs." ends none): a name,
+    # usually; with the small number or the letter that follows it, if one does ("Witcher 3",
+    # "Suite 436", "Terminal B"; not a clock time, a decimal or a range).
     (
         "name",
-        re.compile(rf"(?<={_INSIDE_SENTENCE} )(?=\S{{3}}){NAME_WORD}{_SMALL_NUMBER}(?![\w'-])"),
+        re.compile(
+            # (a capital looked for first: the lookbehinds at every position cost 2.5 times more)
+            rf"(?={UPPER})(?:(?<={_INSIDE_SENTENCE} )|(?<=\bvs\. ))(?=\S{{3}}){NAME_WORD}"
+            # (the letter first: the small number's group matches nothing too)
+            rf"(?:{SPACE}(?!I\b|A{SPACE}[a-z])[A-Z]{LETTER_ENDS}|{_SMALL_NUMBER})(?![\w'-])"
+        ),
     ),
     *NUMBER_PATTERNS,
 ]

@@ -39,6 +39,14 @@ def _read(text: str) -> list[tuple[str, str]]:
         ("Room on the 4th floor", "number", "4th floor"),
         ("I'd like the 2nd option", "number", "2nd option"),
         ("book 1st class", "number", "1st class"),
+        # a letter that names a thing after its noun; versions and addresses in dotted groups
+        ("I need the shirt in size M", "number", "size M"),
+        ("do you have it in size XL?", "number", "size XL"),
+        ("I'm in row G seat 12", "number", "row G"),
+        ("pick me up at Terminal B, door 4", "name", "Terminal B"),
+        ("we're on version 2.3.1", "id", "2.3.1"),
+        ("my IP is 192.168.1.20", "id", "192.168.1.20"),
+        ("Lakers vs. Celtics on the 12th", "name", "Celtics"),  # "vs." ends no sentence
     ],
 )
 def test_names_and_ranks_are_read_whole(text: str, kind: str, value: str) -> None:
@@ -56,6 +64,10 @@ def test_names_and_ranks_are_read_whole(text: str, kind: str, value: str) -> Non
         ("Get me 3 Mars bars", "date", "3 Mars"),  # French writes "mars" in small letters
         ("Room on the 4th floor", "date", "the 4th"),  # a rank, not a day
         ("my 18th birthday was fun", "date", "18th"),
+        ("Python and C++", "number", "and C"),  # a function word, a language's name
+        ("some R&R after the drive", "number", "some R"),
+        ("Have you read George R. R. Martin's books?", "name", "George R"),  # an initial
+        ("I went from A to B", "number", "from A"),
     ],
 )
 def test_forms_that_only_look_like_names_or_days_are_not_read_as_them(
