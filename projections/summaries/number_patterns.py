@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import re
 
+from projections.summaries.spoken import FUNCTION_WORDS
+
 __all__ = ["CJK_RUNS_ON", "LETTER_ENDS", "NUMBER_PATTERNS", "after_one_of"]
 
 #: Numbers, amounts and identifiers are told from the words around them by ASCII word
@@ -31,14 +33,13 @@ _AFTER_FUNCTION_WORD = after_one_of(
 #: name such as "R&D" or "C++", and no initial ("George R. R. Martin").
 LETTER_ENDS = r"(?![\w'’&+-]|\.(?:\w|\s+[A-Z]))"
 # Words after which a number is no thing's number ("at least 2", "the top 3", "for about 20").
-_NOT_A_NOUN = (
-    r"(?:is|are|was|were|am|be|been|the|to|on|at|for|of|with|in|by|from|as|and|or|than|about|"
-    r"around|under|over|only|just|all|any|some|each|every|another|these|those|least|most|top|"
-    r"first|last|next|nearly|almost|approximately|roughly|maybe|like|into|onto|via|per|have|"
-    r"has|had|did|does|will|would|can|could|shall|should|may|might|must|our|your|their|his|"
-    r"her|its|him|them|you|they|she|out|off|plus|minus|times|between|within|without|before|"
-    r"after|since|until|till|near|also|then|too|very|not|number|aged?)"
+_NOT_A_NOUN_WORDS = (
+    "are were am be been than about under over just all any some each every another these "  # noqa: SIM905
+    "those least most top first nearly almost approximately roughly maybe like into onto per "
+    "have has had did does shall its him them out off plus minus times within without near "
+    "very number age aged".split()
 )
+_NOT_A_NOUN = "(?:" + "|".join(FUNCTION_WORDS + _NOT_A_NOUN_WORDS) + ")"
 
 
 #: ``(kind, pattern)``, in the ledger's order: after every other pattern.

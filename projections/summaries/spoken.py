@@ -20,6 +20,7 @@ import re
 
 __all__ = [
     "DAY_NOT_RANK",
+    "FUNCTION_WORDS",
     "HOUR_ENDS",
     "MERIDIEM",
     "MONTH",
@@ -65,16 +66,12 @@ _CLOCK_WORD = _one_of([*_UNITS_WORDS[1:], "ten", "eleven", "twelve"])
 _SMALL_WORDS = (
     rf"(?:{_one_of(_TENS_WORDS)}(?:[-\s]{_UNIT_WORD})?|{_one_of(_TEENS_WORDS + _UNITS_WORDS)})"
 )
-# An hour of the clock (one to twelve) and its minutes, in digits or in words ("thirty",
-# "forty-five", "oh five").
+# An hour of the clock in words (one to twelve).
 _HOUR_WORD = rf"(?:one|{_CLOCK_WORD})"
-# The minutes of a clock time in words ("thirty", "forty-five"), written out rather than
-# factored: the prefilter then runs the pattern only on a text that holds one of the words
-# ("ten" left out: "often", "written", "listen" hold it, and long turns paid for it).
-_MINUTE_WORDS = (
-    "(?:eleven|twelve|(?:thir|four|fif|six|seven|eigh|nine)teen|twenty|thirty|forty|fifty)"
-    rf"(?:[-\s]{_UNIT_WORD})?"
-)
+# The minutes of a clock time in words ("thirty", "forty-five"): the number words, joined
+# plainly rather than factored, so that the prefilter runs the pattern only on a text that
+# holds one of them ("ten" left out: "often", "written", "listen" hold it).
+_MINUTE_WORDS = "(?:" + "|".join(_TEENS_WORDS[1:] + _TENS_WORDS[:4]) + rf")(?:[-\s]{_UNIT_WORD})?"
 _SCALE = r"\s+(?:hundred|thousand)(?:\s+(?:and\s+)?" + _SMALL_WORDS + r"(?:\s+hundred)?)?"
 _NUMBER_WORDS = rf"(?:a{_SCALE}|{_SMALL_WORDS}(?:{_SCALE})?)"
 _NUMBER = rf"(?:\d{{1,2}}|{_SMALL_WORDS}|a\s+couple\s+of|a\s+few)"
@@ -90,7 +87,8 @@ WEEKDAYS = ["monday", "tuesday", "wednesday", "thursday", "friday", "saturday", 
 _A_WEEKDAY = _one_of(WEEKDAYS)  # one day ("Monday"): "...day" then " of " is one literal
 _WEEKDAY = _A_WEEKDAY + "s?"
 #: A weekday's abbreviation ("Wed", "Tues", "Thurs"), to be matched case-insensitively.
-WEEKDAY_SHORT = _one_of([day[:3] for day in WEEKDAYS] + ["tues", "thur", "thurs"])
+_WEEKDAY_ABBREVIATIONS = [day[:3] for day in WEEKDAYS] + ["tues", "thur", "thurs"]
+WEEKDAY_SHORT = _one_of(_WEEKDAY_ABBREVIATIONS)
 _ORDINAL_UNITS = ["first", "second", "third", "fourth", "fifth", "sixth", "seventh", "eighth"]
 _ORDINAL_UNITS += ["ninth"]
 _ORDINAL_TEENS = ["tenth", "eleventh", "twelfth", "thirteenth", "fourteenth", "fifteenth"]
@@ -100,26 +98,35 @@ _ORDINAL_WORD = (
     rf"|{_one_of(_ORDINAL_TEENS + _ORDINAL_UNITS)})"
 )
 # An ordinal in words that is a day more often than a choice ("the fourteenth", "the twenty
-# third"; "the first", "the second" and "the third" are options as often), written with
-# shared endings so that the prefilter looks for a few literals ("teenth", "tieth").
+# third"; "the first", "the second" and "the third" are options as often), joined plainly
+# for the prefilter's literals.
 _LATER_ORDINAL_WORD = (
-    "(?:(?:twenty|thirty)[-\\s](?:first|second|third|fourth|fifth|sixth|seventh|eighth|ninth)"
-    "|(?:thir|four|fif|six|seven|eigh|nine)teenth|(?:twen|thir)tieth"
-    "|fourth|fifth|sixth|seventh|eighth|ninth|tenth|eleventh|twelfth)"
+    "(?:(?:twenty|thirty)[-\\s](?:"
+    + "|".join(_ORDINAL_UNITS)
+    + ")|"
+    + "|".join(_ORDINAL_TEENS + _ORDINAL_UNITS[3:])
+    + ")"
 )
 # A weekday's abbreviation, capitalised ("Fri", "Tues"; "sat" and "wed" are words).
-_SHORT_DAY = "(?:Mon|Tues?|Wed|Thu|Thurs?|Fri|Sat|Sun)"
+_SHORT_DAY = "(?:" + "|".join(day.capitalize() for day in _WEEKDAY_ABBREVIATIONS) + ")"
 _ORDINAL = r"\d{1,2}(?:st|nd|rd|th)"
+#: Function words (prepositions, conjunctions, auxiliaries, pronouns, determiners) that two
+#: patterns rule out as a noun, each with words of its own: a day's ordinal may stand before
+#: them (``DAY_NOT_RANK``) and a thing's number never after them (``number_patterns``).
+FUNCTION_WORDS = (
+    "and or to from until till at in on for of by with after before around between is was "  # noqa: SIM905
+    "will would should could can might may must then too also as next last via since you she "
+    "they the our your his her their not only".split()
+)
 # What may follow a day said as an ordinal alone ("the 5th"): a function word ("the 5th at
 # 3", "the 15th after my trip", "the 5th we left"), a part of the day, or a verb in "-s" ("the
 # 12th works"). Any other word in small letters is the noun the ordinal ranks: "the 4th
 # floor", "the 2nd option", "my 18th birthday", "1st class" are no dates.
 _DAY_FOLLOWER = _one_of(
-    "and or nor to from until till through thru at in on for of by with after before around "  # noqa: SIM905
-    "between is was will would should could can might may must then instead please too again "
-    "also as if but so that which when where while next this last ok okay right morning "
-    "afternoon evening night onward onwards via since it i we you he she they the a an my our "
-    "your his her their yes no not only either both".split()
+    FUNCTION_WORDS
+    + "nor through thru instead please again if but so that which when where while this ok "  # noqa: SIM905
+    "okay right morning afternoon evening night onward onwards it i we he a an my yes no "
+    "either both".split()
 )
 #: After a day's ordinal with no month: not the noun it ranks (see ``_DAY_FOLLOWER``).
 DAY_NOT_RANK = rf"(?!\s+(?!{_DAY_FOLLOWER}\b)(?-i:[a-z]+)\b(?<![^su]s))"

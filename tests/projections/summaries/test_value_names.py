@@ -30,6 +30,8 @@ def _read(text: str) -> list[tuple[str, str]]:
         ("George R. R. Martin wrote it", "name", "George R. R. Martin"),
         ("I'm a big fan of J. R. R. Tolkien", "name", "J. R. R. Tolkien"),
         ("I read J.K. Rowling", "name", "J.K. Rowling"),
+        ("I banked at U.S. Bank today", "name", "U.S. Bank"),
+        ("je pars le 12 mai", "date", "12 mai"),  # "mai" in French as in German
         (
             "fly into John F. Kennedy International Airport",
             "name",
@@ -68,6 +70,8 @@ def test_names_and_ranks_are_read_whole(text: str, kind: str, value: str) -> Non
         ("some R&R after the drive", "number", "some R"),
         ("Have you read George R. R. Martin's books?", "name", "George R"),  # an initial
         ("I went from A to B", "number", "from A"),
+        ("I am 30ish", "time", "30ish"),  # about an hour only up to twelve
+        ("Hmm. Does Pizza Hut deliver?", "name", "Hmm. Does Pizza Hut"),  # a reply, no title
     ],
 )
 def test_forms_that_only_look_like_names_or_days_are_not_read_as_them(
@@ -89,3 +93,12 @@ def test_will_and_may_open_names_after_a_sentences_start() -> None:
     # auxiliaries open no name, but these two are first names as often
     assert ("name", "Will Smith") in _read("Will Smith is here")
     assert ("name", "May Chen") in _read("May Chen called me")
+
+
+def test_only_a_name_is_read_again_up_to_a_value_taken_before_it() -> None:
+    # the name stops before the code it ran into; a date or a number is never cut short
+    assert _read("see Lord of the Rings at the AMC") == [
+        ("code", "AMC"),
+        ("name", "Lord of the Rings"),
+    ]
+    assert ("time", "9") not in _read("from 9 to 5 pm")
