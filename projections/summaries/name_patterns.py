@@ -27,8 +27,9 @@ __all__ = [
     "UPPER",
 ]
 
-#: The small words inside a multi-word name ("Bank of America", "Hotel del Coronado").
-JOINER = r"(?:of|the|de|del|della|la|le|du|des|and|&|on|at|in|da|di|von|van|y)"
+#: The small words inside a multi-word name ("Bank of America", "Hotel del Coronado", "Bridge
+#: over Troubled Water"; not "with": "Touring with Frank Ocean" is a verb and a name).
+JOINER = r"(?:of|the|de|del|della|la|le|du|des|and|&|on|at|in|da|di|von|van|y|over)"
 
 
 def _letter_class(case: str) -> str:

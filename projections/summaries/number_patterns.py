@@ -65,6 +65,16 @@ NUMBER_PATTERNS: list[tuple[str, re.Pattern[str]]] = [
             rf"|(?:X{{1,3}}[SL]|(?!I\b|A [a-z])[A-Z]){LETTER_ENDS})"
         ),
     ),
+    # A setting where a clause ends: "set the thermostat to 68", "turn it up to 30." (two
+    # digits or three; a digit first, then what stands before it: a lookbehind first is tried
+    # at every position)
+    (
+        "number",
+        re.compile(
+            r"[1-9](?<=\bto [1-9])\d{1,2}(?![\w.,:/%'’-]*\d)(?![\w%'’-])(?=[ \t]*(?:[.,;!?)\n]|$))",
+            CJK_RUNS_ON,
+        ),
+    ),
     # A range of numbers ("numbers 1-20", "pages 10–12"; "2-3k" is a quantity's, above).
     (
         "number",

@@ -73,7 +73,8 @@ _HOUR_WORD = rf"(?:one|{_CLOCK_WORD})"
 # holds one of them ("ten" left out: "often", "written", "listen" hold it).
 _MINUTE_WORDS = "(?:" + "|".join(_TEENS_WORDS[1:] + _TENS_WORDS[:4]) + rf")(?:[-\s]{_UNIT_WORD})?"
 _SCALE = r"\s+(?:hundred|thousand)(?:\s+(?:and\s+)?" + _SMALL_WORDS + r"(?:\s+hundred)?)?"
-_NUMBER_WORDS = rf"(?:a{_SCALE}|{_SMALL_WORDS}(?:{_SCALE})?)"
+# ("a couple hundred", "a few thousand")
+_NUMBER_WORDS = rf"(?:a(?:\s+couple(?:\s+of)?|\s+few)?{_SCALE}|{_SMALL_WORDS}(?:{_SCALE})?)"
 _NUMBER = rf"(?:\d{{1,2}}|{_SMALL_WORDS}|a\s+couple\s+of|a\s+few)"
 _MONTH_NAMES = ["jan(?:uary)?", "feb(?:ruary)?", "mar(?:ch)?", "apr(?:il)?", "may", "june?"]
 _MONTH_NAMES += ["july?", "aug(?:ust)?", "sep(?:t(?:ember)?)?", "oct(?:ober)?", "nov(?:ember)?"]
@@ -160,10 +161,17 @@ _COUNT_MODIFIER = (
     r"[a-z]+\s+|(?:more|extra|checked)\s+)?"
 )
 # Words that end in "s" without being a plural noun.
-_ENDS_LIKE_PLURAL = _one_of(
+_ENDS_LIKE_PLURAL_WORDS = (
     "is was has does goes this his hers its ours yours theirs us as yes plus less thus always "  # noqa: SIM905
     "perhaps besides towards sometimes afterwards whereas unless across thanks downstairs "
     "upstairs indoors outdoors overseas nowadays anyways regardless".split()
+)
+_ENDS_LIKE_PLURAL = _one_of(_ENDS_LIKE_PLURAL_WORDS)
+# Not one of them before " for " (a lookbehind per length: Python's are of one width each).
+_NOT_PLURAL_BEFORE_FOR = "".join(
+    rf"(?<!\b(?:{'|'.join(words)}) for )"
+    for length in sorted({len(word) for word in _ENDS_LIKE_PLURAL_WORDS})
+    if (words := [word for word in _ENDS_LIKE_PLURAL_WORDS if len(word) == length])
 )
 # Up to two words between a count and its plural ("2 large pepperoni pizzas"), neither a word
 # that opens a clause or a phrase of its own ("11 that delivers", "3 of the best") nor a
@@ -177,6 +185,8 @@ _PLURAL_MODIFIERS = (
 _HALVES = r"(?:\s+and\s+a\s+half)?"
 
 
+# An hour of the clock in digits, one to twelve.
+_DIGIT_HOUR = "(?:1[0-2]|[1-9])"
 #: Where an hour said without "am" or "pm" ends ("at 5.", "from 10 to 11 on Friday"): at a
 #: punctuation mark that is no decimal point, or before a word that places it in time;
 #: never before a word that could be its unit or its noun ("at 5 Main Street").
@@ -208,7 +218,9 @@ SPOKEN_PATTERNS: list[tuple[str, re.Pattern[str]]] = [
     (
         "time",
         re.compile(
-            rf"(?i)\b(?:(?:half|(?:a\s+)?quarter)\s+(?:past|to|after)\s+)?{_NUMBER}"
+            # ("between 10 and 11 in the morning", "from 9 to 11 at night": a range of them)
+            rf"(?i)\b(?:between\s+\d{{1,2}}\s+and\s+|from\s+\d{{1,2}}\s+to\s+)?"
+            rf"(?:(?:half|(?:a\s+)?quarter)\s+(?:past|to|after)\s+)?{_NUMBER}"
             rf"(?::\d{{2}})?(?:\s*o'?clock)?\s*(?:{MERIDIEM}\s*)?{_PART_OF_DAY}"
             rf"|\b(?:half|(?:a\s+)?quarter)\s+(?:past|to|after)\s+{_NUMBER}"
             rf"(?:\s*o'?clock)?(?:\s*{MERIDIEM})?"
@@ -220,15 +232,19 @@ SPOKEN_PATTERNS: list[tuple[str, re.Pattern[str]]] = [
             r"|\b(?:noon|midday|midnight)\b"
         ),
     ),
-    # "at 5.", "around eight, ...", "by 6 tomorrow": an hour alone after a word that
-    # places it in time, where nothing follows that could be its unit or its noun
-    # ("at 5 Main Street", "around 8 people"; "one by one" is no time)
+    # "at 5.", "around eight, ...", "by 6 tomorrow", "at 2 30": an hour alone, or with its
+    # minutes in two digits after a space, after a word that places it in time, where nothing
+    # follows that could be its unit or its noun ("at 5 Main Street", "around 8 people", "at
+    # 10 15 minutes"; "one by one" is no time); "7 45 tomorrow": an hour and its minutes with
+    # the day they are on
     # (a pattern of its own: the prefilter admits the one above only where a clock word is)
     (
         "time",
         re.compile(
-            rf"(?i)\b(?:at|around|by|until|till)\s+(?:1[0-2]|[1-9]|{_CLOCK_WORD})(?!\s+{_PART_OF_DAY})"
-            rf"{HOUR_ENDS}"
+            rf"(?i)\b(?:at|around|by|until|till)\s+(?:{_DIGIT_HOUR}(?:\s[0-5]\d)?|{_CLOCK_WORD})"
+            rf"(?!\s+{_PART_OF_DAY}){HOUR_ENDS}"
+            # (the day taken with them: its words are then what the prefilter looks for)
+            rf"|\b(?<![.,:/$€£¥#-]){_DIGIT_HOUR}\s[0-5]\d\s+(?:tomorrow|today|tonight)\b"
         ),
     ),
     # A date told from another: "the Monday after next", "a week from Friday", "every other
@@ -259,6 +275,9 @@ SPOKEN_PATTERNS: list[tuple[str, re.Pattern[str]]] = [
             rf"\b(?i:next|this(?:\s+coming)?|last|coming|following|on)\s+{_SHORT_DAY}\b\.?"
             rf"(?!,?\s+(?i:{MONTH})\b)"
             rf"|\b{_SHORT_DAY}\.?\s+(?i:(?:the\s+)?{_DAY})\b|\b(?i:tues|thurs?|weds)\b\.?"
+            # "this sat", "next fri": in small letters after a word that can only place a day
+            # ("last" aside: "I last sat there"), not before a word it would be the verb of
+            rf"|\b(?i:next|this(?:\s+coming)?|coming)\s+(?i:{WEEKDAY_SHORT})\b\.?{DAY_NOT_RANK}"
         ),
     ),
     # "the 8th of March", "8th of March 2024", "the twenty-first of June", "June the fourth",
@@ -306,17 +325,28 @@ SPOKEN_PATTERNS: list[tuple[str, re.Pattern[str]]] = [
         ),
     ),
     # "two tickets", "a couple of nights", "a table for two", "party of 4", "a 3-hour drive",
-    # "the four of us"
+    # "the four of us", "a dozen roses"
     (
         "count",
         re.compile(
-            rf"(?i)(?<![\w.,])(?:(?:\d{{1,3}}\s?[-–]\s?)?(?:\d{{1,2}}\.\d+|{_NUMBER})"
+            rf"(?i)(?<![\w.,])(?:(?:\d{{1,3}}\s?[-–]\s?)?(?:\d{{1,2}}\.\d+|{_NUMBER}|(?:half\s+)?a\s+dozen)"
             rf"{_HALVES}(?:\s+{_COUNT_MODIFIER}|-)"
             rf"|half\s+an?\s+|an?\s+(?={_UNITS}\s+and\s+a\s+half\b)){_UNITS}\b{_HALVES}"
-            rf"|\b(?:table|party|reservation|booking)\s+(?:for|of)\s+{_NUMBER}\b"
-            # "for the four of us": a party's size
+            rf"|\b(?:table|party|reservation|booking|dinner|lunch|breakfast|brunch)\s+(?:for|of)\s+"
+            rf"{_NUMBER}\b"
+            # "for the four of us", "all five of us", "the three of them": a party's size
             # (one space apart: the prefilter then looks for " of us" in a text)
-            rf"|\bthe {_NUMBER} of us\b"
+            rf"|\b(?:the|all) {_NUMBER} of (?:us|you|them)\b"
+        ),
+    ),
+    # "tickets for 2 please", "seats for three.": a plural's number where a clause ends (the
+    # plural behind it: a pattern that opens with a word is tried at every word; a pattern of
+    # its own: " for " would admit every turn that holds it to the counts' above)
+    (
+        "count",
+        re.compile(
+            rf"(?i)\bfor (?<=[a-z][a-z][^\Wsu]s for ){_NOT_PLURAL_BEFORE_FOR}"
+            rf"(?:\d{{1,2}}|{_SMALL_WORDS})\b(?=[ \t]*(?:[.,;!?)\n]|$)| please\b)"
         ),
     ),
     # "300 yuan", "fifty bucks", "20 pounds", "fifteen hundred dollars"
@@ -335,13 +365,15 @@ SPOKEN_PATTERNS: list[tuple[str, re.Pattern[str]]] = [
 #: units ("2 tickets") and under the statement that holds it (``values._KIND_BONUS``).
 PLURAL_COUNTS: list[tuple[str, re.Pattern[str]]] = [
     # A count of anything, known by its noun's plural rather than from a list of units: "2
-    # cokes", "three large pizzas", "2 large pepperoni pizzas" (never "one": "one ... s" is
-    # rarely a count; not a word that only ends like a plural: "is", "has", "bus", "glass"; a
-    # decimal too: "1.5 liters"; not a word without a vowel, a unit's symbol: "190 lbs").
+    # cokes", "three large pizzas", "a dozen roses", "2 large pepperoni pizzas" (never "one":
+    # "one ... s" is rarely a count; not a word that only ends like a plural: "is", "has",
+    # "bus", "glass"; a decimal too: "1.5 liters"; not a word without a vowel, a unit's
+    # symbol: "190 lbs").
     (
         "tally",
         re.compile(
-            rf"(?i)(?<![\w.,:/$€£¥#-])(?:\d{{1,3}}\.\d{{1,2}}|[2-9]|[1-9]\d{{1,2}}|(?!one\b){_SMALL_WORDS})"
+            rf"(?i)(?<![\w.,:/$€£¥#-])(?:\d{{1,3}}\.\d{{1,2}}|[2-9]|[1-9]\d{{1,2}}|(?!one\b){_SMALL_WORDS}"
+            r"|(?:half\s+)?a\s+dozen)"
             rf"[ \t]+{_PLURAL_MODIFIERS}"
             rf"(?-i:(?!{_ENDS_LIKE_PLURAL}\b)(?![b-df-hj-np-tv-xz]+s\b)[a-z]{{2,}}(?<![su])s)(?![\w'’-])"
         ),

@@ -36,6 +36,8 @@ from projections.summaries.spoken import (
 __all__ = ["VALUE_PATTERNS"]
 
 _HOUR = rf"\d{{1,2}}(?::\d{{2}})?(?:\s*{MERIDIEM})?"
+# An hour of the clock in digits with no "am" or "pm" ("9", "10:30", "17").
+_BARE_HOUR = r"(?:2[0-3]|1\d|0?[1-9])(?::[0-5]\d)?"
 _CLOCK = rf"(?:\d{{1,2}}(?::\d{{2}})?\s*{MERIDIEM}|\d{{1,2}}:\d{{2}})"
 # A unit after a number, by its form, not from a list: a symbol without vowels ("mg", "km",
 # "lbs", "GB", "kWh", "mmHg") or a ratio of symbols ("U/L", "mg/dL", "km/h").
@@ -163,10 +165,10 @@ VALUE_PATTERNS: list[tuple[str, re.Pattern[str]]] = [
         re.compile(
             rf"(?i)(?<![\w:]){_HOUR}\s*(?:[-–—]|to|until)\s*{_CLOCK}(?![\w:])"
             rf"|(?<=\bbetween ){_HOUR}\s+and\s+{_CLOCK}(?![\w:])"
-            # "from 10 to 11" with no "am" or "pm": a range of hours where an hour ends ("from
-            # 10 to 11 people" is no time)
-            rf"|\b(?<=\bfrom )\d{{1,2}}(?::\d{{2}})?\s+(?:to|until|till)\s+\d{{1,2}}(?::\d{{2}})?"
-            rf"{HOUR_ENDS}"
+            # "from 10 to 11", "between 2 and 4" with no "am" or "pm": a range of hours where an
+            # hour ends ("from 10 to 11 people" is no time)
+            rf"|\b(?:(?<=\bfrom ){_BARE_HOUR}\s+(?:to|until|till)"
+            rf"|(?<=\bbetween ){_BARE_HOUR}\s+and)\s+{_BARE_HOUR}{HOUR_ENDS}"
         ),
     ),
     (
@@ -316,11 +318,12 @@ VALUE_PATTERNS: list[tuple[str, re.Pattern[str]]] = [
         ),
     ),
     # A quantity with its unit ("1000 mg", "42 U/L", "1.25 kg", "10-20 mg", "2-3k"), not an
-    # ordinal ("21st").
+    # ordinal ("21st"); an area or a volume ("850 sq ft", "sq. m", "1,200 square feet").
     (
         "quantity",
         re.compile(
-            rf"(?<![\w.,:/])(?:\d+(?:[.,]\d+)*\s?[-–]\s?)?\d+(?:[.,]\d+)*\s?{_UNIT}(?![\w/])",
+            rf"(?<![\w.,:/])(?:\d+(?:[.,]\d+)*\s?[-–]\s?)?\d+(?:[.,]\d+)*\s?"
+            rf"(?:{_UNIT}(?:\.?\s(?![a-z]*[aeiouy])[a-z]{{2,3}}\b)?|(?i:square|cubic)\s+[a-z]{{4,11}})(?![\w/])",
             CJK_RUNS_ON,
         ),
     ),

@@ -208,6 +208,23 @@ from projections.summaries.values import text_values
         ("a table for the four of us", "count", "the four of us"),  # a party's size
         ("get me 3 x 250g packs", "quantity", "250g"),  # grams glued to their number
         ("I'm in seat 14c", "id", "14c"),  # a seat's letter is no unit
+        # minutes in digits after a space; a day in small letters; ranges of hours; parties,
+        # dozens, "a couple hundred"; areas; a plural's number; a setting
+        ("let's meet at 2 30", "time", "at 2 30"),
+        ("let's do 7 45 tomorrow", "time", "7 45 tomorrow"),
+        ("are you free this sat?", "date", "this sat"),
+        ("can you deliver between 2 and 4?", "time", "2 and 4"),
+        ("between 10 and 11 in the morning", "time", "between 10 and 11 in the morning"),
+        ("all five of us will fly", "count", "all five of us"),
+        ("the three of them are coming", "count", "the three of them"),
+        ("order half a dozen bagels", "tally", "half a dozen bagels"),
+        ("a dozen people", "count", "a dozen people"),
+        ("it cost a couple hundred dollars", "amount", "a couple hundred dollars"),
+        ("the apartment is 850 sq ft", "quantity", "850 sq ft"),
+        ("about 1,200 square feet", "quantity", "1,200 square feet"),
+        ("tickets for 2 please", "count", "for 2"),
+        ("dinner for two", "count", "dinner for two"),
+        ("set the thermostat to 68", "number", "68"),
     ],
 )
 def test_spoken_values_are_found_whole(text: str, kind: str, value: str) -> None:
@@ -265,6 +282,9 @@ def test_forms_that_only_look_like_the_new_ones_are_not_read_as_them() -> None:
         ("for the fourth time", "date", "the fourth"),  # a rank: the noun after it
         ("we sat the kids down", "date", "sat the"),  # "sat" needs "this" or a day after it
         ("at 10 15 people came", "time", "at 10 15"),  # a number of people, no minutes
+        ("this sat well with me", "date", "this sat"),  # a verb: a word follows it
+        ("10 kg of rice", "quantity", "10 kg of"),  # a second unit has no vowel
+        ("thanks for 2.", "count", "for 2"),  # a word that only ends like a plural
     ):
         found = [(k, v) for k, v, _ in text_values(text)]
         assert (kind, value) not in found, (text, found)

@@ -25,6 +25,7 @@ def _read(text: str) -> list[tuple[str, str]]:
         ("Ok. Does Bank of America open?", "name", "Bank of America"),
         ("Reserve at Ruth's Chris Steak House for 6", "name", "Ruth's Chris Steak House"),
         ("Put on Dancing Queen", "name", "Dancing Queen"),
+        ("can you play Bridge over Troubled Water", "name", "Bridge over Troubled Water"),
         # initials inside a name, or two that open it
         ("My doctor is Dr. Mary J. Blige", "name", "Dr. Mary J. Blige"),
         ("George R. R. Martin wrote it", "name", "George R. R. Martin"),
@@ -72,6 +73,7 @@ def test_names_and_ranks_are_read_whole(text: str, kind: str, value: str) -> Non
         ("I went from A to B", "number", "from A"),
         ("I am 30ish", "time", "30ish"),  # about an hour only up to twelve
         ("Hmm. Does Pizza Hut deliver?", "name", "Hmm. Does Pizza Hut"),  # a reply, no title
+        ("Touring with Frank Ocean", "name", "Touring with Frank Ocean"),  # a verb, then a name
     ],
 )
 def test_forms_that_only_look_like_names_or_days_are_not_read_as_them(
