@@ -281,7 +281,8 @@ SPOKEN_PATTERNS: list[tuple[str, re.Pattern[str]]] = [
         ),
     ),
     # "the 8th of March", "8th of March 2024", "the twenty-first of June", "June the fourth",
-    # "the 21st", "next Friday", "this weekend", "the day after tomorrow", "Friday the 13th"
+    # "the 21st", "next Friday", "this weekend", "the day after tomorrow", "Friday the 13th",
+    # "Friday evening"
     (
         "date",
         re.compile(
@@ -293,7 +294,7 @@ SPOKEN_PATTERNS: list[tuple[str, re.Pattern[str]]] = [
             rf"|\b(?:on\s+)?the\s+{_ORDINAL}\b(?!\s+(?!(?:{_WEEKDAY}|{MONTH})\b)(?-i:[A-Z])){DAY_NOT_RANK}"
             rf"|\b(?:next|this(?:\s+coming)?|last|coming|following)\s+(?:{_WEEKDAY}|{_PERIOD})\b"
             rf"|\b(?:the\s+)?day\s+(?:after|before)\s+(?:tomorrow|yesterday)\b"
-            rf"|\b(?:on\s+)?{_WEEKDAY}\b"
+            rf"|\b(?:on\s+)?{_WEEKDAY}\b(?:\s+(?:morning|afternoon|evening|night)\b)?"
             rf"|\b(?:mid-?\s?|early\s+|late\s+){_CAPITAL_MONTH}\b"  # "mid-March", "early June"
         ),
     ),
@@ -325,11 +326,11 @@ SPOKEN_PATTERNS: list[tuple[str, re.Pattern[str]]] = [
         ),
     ),
     # "two tickets", "a couple of nights", "a table for two", "party of 4", "a 3-hour drive",
-    # "the four of us", "a dozen roses"
+    # "the four of us", "a dozen people", "3 to 5 business days"
     (
         "count",
         re.compile(
-            rf"(?i)(?<![\w.,])(?:(?:\d{{1,3}}\s?[-–]\s?)?(?:\d{{1,2}}\.\d+|{_NUMBER}|(?:half\s+)?a\s+dozen)"
+            rf"(?i)(?<![\w.,])(?:(?:\d{{1,3}}(?:\s?[-–]\s?|\s+to\s+))?(?:\d{{1,2}}\.\d+|{_NUMBER}|(?:half\s+)?a\s+dozen)"
             rf"{_HALVES}(?:\s+{_COUNT_MODIFIER}|-)"
             rf"|half\s+an?\s+|an?\s+(?={_UNITS}\s+and\s+a\s+half\b)){_UNITS}\b{_HALVES}"
             rf"|\b(?:table|party|reservation|booking|dinner|lunch|breakfast|brunch)\s+(?:for|of)\s+"

@@ -225,6 +225,8 @@ from projections.summaries.values import text_values
         ("tickets for 2 please", "count", "for 2"),
         ("dinner for two", "count", "dinner for two"),
         ("set the thermostat to 68", "number", "68"),
+        ("I need it in 3 to 5 business days", "count", "3 to 5 business days"),
+        ("fly out Friday evening", "date", "Friday evening"),
     ],
 )
 def test_spoken_values_are_found_whole(text: str, kind: str, value: str) -> None:
