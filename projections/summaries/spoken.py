@@ -1,5 +1,6 @@
-"""Values as people say them: dates, times, quantities and names in words, for the value
-ledger (``values``). Pure: no I/O.
+"""Values as people say them: dates, times and how often, in words, for the value ledger
+(``values``), and the words they are made of (numbers, months, weekdays, units), which the
+counts (``count_patterns``) share. Pure: no I/O.
 
 A user says "the 8th", "next Friday", "half past 1 in the afternoon", "a table for two" or
 "Ruth's Chris Steak House"; the tool that acts on it gets ``2019-03-08``, ``13:30``, ``2`` or a
@@ -24,16 +25,20 @@ __all__ = [
     "HOUR_ENDS",
     "MERIDIEM",
     "MONTH",
-    "PLURAL_COUNTS",
+    "NUMBER",
+    "NUMBER_WORDS",
+    "SMALL_WORDS",
     "SPOKEN_PATTERNS",
+    "UNITS",
     "WEEKDAYS",
     "WEEKDAY_SHORT",
+    "one_of",
 ]
 
 _Trie = dict[str, "_Trie"]
 
 
-def _one_of(words: list[str]) -> str:
+def one_of(words: list[str]) -> str:
     """``words`` as one alternation factored by their letters ("f(?:ive|our(?:teen)?)"):
     Python's ``re`` tries an alternation's branches one by one at every position, and these
     run at every word of every turn."""
@@ -60,11 +65,12 @@ _UNITS_WORDS = ["one", "two", "three", "four", "five", "six", "seven", "eight", 
 _TEENS_WORDS = ["ten", "eleven", "twelve", "thirteen", "fourteen", "fifteen", "sixteen"]
 _TEENS_WORDS += ["seventeen", "eighteen", "nineteen"]
 _TENS_WORDS = ["twenty", "thirty", "forty", "fifty", "sixty", "seventy", "eighty", "ninety"]
-_UNIT_WORD = _one_of(_UNITS_WORDS)
+_UNIT_WORD = one_of(_UNITS_WORDS)
 # An hour in words, "one" aside ("one by one", "at one point").
-_CLOCK_WORD = _one_of([*_UNITS_WORDS[1:], "ten", "eleven", "twelve"])
-_SMALL_WORDS = (
-    rf"(?:{_one_of(_TENS_WORDS)}(?:[-\s]{_UNIT_WORD})?|{_one_of(_TEENS_WORDS + _UNITS_WORDS)})"
+_CLOCK_WORD = one_of([*_UNITS_WORDS[1:], "ten", "eleven", "twelve"])
+#: A number under a hundred in words ("seven", "twenty-four").
+SMALL_WORDS = (
+    rf"(?:{one_of(_TENS_WORDS)}(?:[-\s]{_UNIT_WORD})?|{one_of(_TEENS_WORDS + _UNITS_WORDS)})"
 )
 # An hour of the clock in words (one to twelve).
 _HOUR_WORD = rf"(?:one|{_CLOCK_WORD})"
@@ -72,10 +78,12 @@ _HOUR_WORD = rf"(?:one|{_CLOCK_WORD})"
 # plainly rather than factored, so that the prefilter runs the pattern only on a text that
 # holds one of them ("ten" left out: "often", "written", "listen" hold it).
 _MINUTE_WORDS = "(?:" + "|".join(_TEENS_WORDS[1:] + _TENS_WORDS[:4]) + rf")(?:[-\s]{_UNIT_WORD})?"
-_SCALE = r"\s+(?:hundred|thousand)(?:\s+(?:and\s+)?" + _SMALL_WORDS + r"(?:\s+hundred)?)?"
-# ("a couple hundred", "a few thousand")
-_NUMBER_WORDS = rf"(?:a(?:\s+couple(?:\s+of)?|\s+few)?{_SCALE}|{_SMALL_WORDS}(?:{_SCALE})?)"
-_NUMBER = rf"(?:\d{{1,2}}|{_SMALL_WORDS}|a\s+couple\s+of|a\s+few)"
+_SCALE = r"\s+(?:hundred|thousand)(?:\s+(?:and\s+)?" + SMALL_WORDS + r"(?:\s+hundred)?)?"
+#: A number in words, with its hundreds and thousands ("fifteen hundred", "a couple hundred",
+#: "a few thousand").
+NUMBER_WORDS = rf"(?:a(?:\s+couple(?:\s+of)?|\s+few)?{_SCALE}|{SMALL_WORDS}(?:{_SCALE})?)"
+#: A small number, in digits or words ("3", "three", "a couple of", "a few").
+NUMBER = rf"(?:\d{{1,2}}|{SMALL_WORDS}|a\s+couple\s+of|a\s+few)"
 _MONTH_NAMES = ["jan(?:uary)?", "feb(?:ruary)?", "mar(?:ch)?", "apr(?:il)?", "may", "june?"]
 _MONTH_NAMES += ["july?", "aug(?:ust)?", "sep(?:t(?:ember)?)?", "oct(?:ober)?", "nov(?:ember)?"]
 _MONTH_NAMES += ["dec(?:ember)?"]
@@ -85,18 +93,18 @@ MONTH = "(?:" + "|".join(_MONTH_NAMES) + ")"
 _CAPITAL_MONTH = "(?-i:" + "|".join(name.capitalize() for name in _MONTH_NAMES) + ")"
 #: The days of the week, Monday first (``date.weekday()`` order).
 WEEKDAYS = ["monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"]
-_A_WEEKDAY = _one_of(WEEKDAYS)  # one day ("Monday"): "...day" then " of " is one literal
+_A_WEEKDAY = one_of(WEEKDAYS)  # one day ("Monday"): "...day" then " of " is one literal
 _WEEKDAY = _A_WEEKDAY + "s?"
 #: A weekday's abbreviation ("Wed", "Tues", "Thurs"), to be matched case-insensitively.
 _WEEKDAY_ABBREVIATIONS = [day[:3] for day in WEEKDAYS] + ["tues", "thur", "thurs"]
-WEEKDAY_SHORT = _one_of(_WEEKDAY_ABBREVIATIONS)
+WEEKDAY_SHORT = one_of(_WEEKDAY_ABBREVIATIONS)
 _ORDINAL_UNITS = ["first", "second", "third", "fourth", "fifth", "sixth", "seventh", "eighth"]
 _ORDINAL_UNITS += ["ninth"]
 _ORDINAL_TEENS = ["tenth", "eleventh", "twelfth", "thirteenth", "fourteenth", "fifteenth"]
 _ORDINAL_TEENS += ["sixteenth", "seventeenth", "eighteenth", "nineteenth", "twentieth", "thirtieth"]
 _ORDINAL_WORD = (
-    rf"(?:t(?:wenty|hirty)[-\s]{_one_of(_ORDINAL_UNITS)}"
-    rf"|{_one_of(_ORDINAL_TEENS + _ORDINAL_UNITS)})"
+    rf"(?:t(?:wenty|hirty)[-\s]{one_of(_ORDINAL_UNITS)}"
+    rf"|{one_of(_ORDINAL_TEENS + _ORDINAL_UNITS)})"
 )
 # An ordinal in words that is a day more often than a choice ("the fourteenth", "the twenty
 # third"; "the first", "the second" and "the third" are options as often), joined plainly
@@ -123,7 +131,7 @@ FUNCTION_WORDS = (
 # 3", "the 15th after my trip", "the 5th we left"), a part of the day, or a verb in "-s" ("the
 # 12th works"). Any other word in small letters is the noun the ordinal ranks: "the 4th
 # floor", "the 2nd option", "my 18th birthday", "1st class" are no dates.
-_DAY_FOLLOWER = _one_of(
+_DAY_FOLLOWER = one_of(
     FUNCTION_WORDS
     + "nor through thru instead please again if but so that which when where while this ok "  # noqa: SIM905
     "okay right morning afternoon evening night onward onwards it i we he a an my yes no "
@@ -134,6 +142,10 @@ DAY_NOT_RANK = rf"(?!\s+(?!{_DAY_FOLLOWER}\b)(?-i:[a-z]+)\b(?<![^su]s))"
 # A day of the month, in digits or in words ("the 21st", "the twenty-first").
 _DAY = rf"(?:{_ORDINAL}|{_ORDINAL_WORD})"
 _PERIOD = r"(?:week(?:end)?|month|year)"
+# A weekday's part of the day, when said with it ("Friday evening").
+_DAY_PART = r"(?:\s+(?:morning|afternoon|evening|night)\b)?"
+# What a frequency counts besides a period: "every 8 hours", "every other day".
+_FREQUENCY_UNIT = r"(?:day|hour|minute|night|morning|evening|quarter)"
 
 # A month named or told: "July", "the month", "next month".
 _WHICH_MONTH = rf"(?:{_CAPITAL_MONTH}|(?:the|this|next)\s+month)\b"
@@ -143,46 +155,13 @@ _PART_OF_DAY = (
 )
 #: "pm", "p.m." (its closing period too), never a sentence's full stop after "pm".
 MERIDIEM = r"(?:[ap]\.\s?m\b\.?|[ap]\s?m\b)"
-_UNITS = (
+#: What a count counts ("2 tickets", "three nights").
+UNITS = (
     r"(?:people|persons?|guests?|travell?ers?|passengers?|adults?|children|kids?|"
     r"tickets?|seats?|rooms?|beds?|bedrooms?|bathrooms?|baths?|nights?|days?|weeks?|"
     r"hours?|hrs?|minutes?|mins?|seconds?|secs?|bags?|suitcases?|stops?|stars?|items?|"
     r"tables?|degrees?)"
 )
-# Words that open a phrase of their own: never a count's modifier ("5 every day", "2 of the").
-_PHRASE_OPENERS = r"every|each|per|a|an|the|of|in|on|at|for|to|and|or|more\s+than"
-# One word may stand between a count and its unit ("3 business days", "2 king rooms", "two
-# checked bags"), but not a word that opens a phrase of its own ("5 every day", "2 of the",
-# "3 last night");
-# after "one", only "more", "extra" or "checked" ("one more night"; "one summer day" tells a
-# story).
-_COUNT_MODIFIER = (
-    rf"(?:(?<!\bone\s)(?!(?:{_PHRASE_OPENERS}|last|this|next)\b)"
-    r"[a-z]+\s+|(?:more|extra|checked)\s+)?"
-)
-# Words that end in "s" without being a plural noun.
-_ENDS_LIKE_PLURAL_WORDS = (
-    "is was has does goes this his hers its ours yours theirs us as yes plus less thus always "  # noqa: SIM905
-    "perhaps besides towards sometimes afterwards whereas unless across thanks downstairs "
-    "upstairs indoors outdoors overseas nowadays anyways regardless".split()
-)
-_ENDS_LIKE_PLURAL = _one_of(_ENDS_LIKE_PLURAL_WORDS)
-# Not one of them before " for " (a lookbehind per length: Python's are of one width each).
-_NOT_PLURAL_BEFORE_FOR = "".join(
-    rf"(?<!\b(?:{'|'.join(words)}) for )"
-    for length in sorted({len(word) for word in _ENDS_LIKE_PLURAL_WORDS})
-    if (words := [word for word in _ENDS_LIKE_PLURAL_WORDS if len(word) == length])
-)
-# Up to two words between a count and its plural ("2 large pepperoni pizzas"), neither a word
-# that opens a clause or a phrase of its own ("11 that delivers", "3 of the best") nor a
-# plural ("two reservations have flights" counts reservations).
-_PLURAL_MODIFIERS = (
-    rf"(?:(?!(?:{_PHRASE_OPENERS}|from|by|with|but|that|which|who|whom|whose|when|where|while|"
-    r"if|so|than|is|are|was|were|be)\b)"
-    r"(?![a-z-]+(?<![su]s)s\b)[a-z]+(?:-[a-z]+)?[ \t]+){0,2}"
-)
-# "and a half" after a count's number ("1 and a half hours") or its unit ("an hour and a half").
-_HALVES = r"(?:\s+and\s+a\s+half)?"
 
 
 # An hour of the clock in digits, one to twelve.
@@ -195,7 +174,7 @@ HOUR_ENDS = (
     r"|\s+(?:on|at|tomorrow|today|tonight|this|next|every|then|sharp|or)\b"
     # "starts at 7 and ends at 10" (not "at 7 and 8 people", "at 5 and a half": a number
     # or its part after "and")
-    rf"|\s+and\s+(?!\d|a\s+(?:half|quarter)\b|{_SMALL_WORDS}\b))"
+    rf"|\s+and\s+(?!\d|a\s+(?:half|quarter)\b|{SMALL_WORDS}\b))"
 )
 #: ``(kind, pattern)``, longest forms first: the ledger takes each span once, first pattern wins.
 SPOKEN_PATTERNS: list[tuple[str, re.Pattern[str]]] = [
@@ -220,15 +199,15 @@ SPOKEN_PATTERNS: list[tuple[str, re.Pattern[str]]] = [
         re.compile(
             # ("between 10 and 11 in the morning", "from 9 to 11 at night": a range of them)
             rf"(?i)\b(?:between\s+\d{{1,2}}\s+and\s+|from\s+\d{{1,2}}\s+to\s+)?"
-            rf"(?:(?:half|(?:a\s+)?quarter)\s+(?:past|to|after)\s+)?{_NUMBER}"
+            rf"(?:(?:half|(?:a\s+)?quarter)\s+(?:past|to|after)\s+)?{NUMBER}"
             rf"(?::\d{{2}})?(?:\s*o'?clock)?\s*(?:{MERIDIEM}\s*)?{_PART_OF_DAY}"
-            rf"|\b(?:half|(?:a\s+)?quarter)\s+(?:past|to|after)\s+{_NUMBER}"
+            rf"|\b(?:half|(?:a\s+)?quarter)\s+(?:past|to|after)\s+{NUMBER}"
             rf"(?:\s*o'?clock)?(?:\s*{MERIDIEM})?"
-            rf"|\b{_NUMBER}\s*o'?clock(?:\s*{MERIDIEM})?"
+            rf"|\b{NUMBER}\s*o'?clock(?:\s*{MERIDIEM})?"
             # "at half six": half past six, as said in Britain (the lookbehind after the literal:
             # a pattern whose branches all open with a word boundary or a letter is searched
             # for that letter, one that opens with a lookbehind is tried at every position)
-            rf"|\bhalf(?<=\bat half)\s+(?:\d{{1,2}}|{_SMALL_WORDS})\b(?!\s+(?:an?|{_UNITS})\b)"
+            rf"|\bhalf(?<=\bat half)\s+(?:\d{{1,2}}|{SMALL_WORDS})\b(?!\s+(?:an?|{UNITS})\b)"
             r"|\b(?:noon|midday|midnight)\b"
         ),
     ),
@@ -256,11 +235,24 @@ SPOKEN_PATTERNS: list[tuple[str, re.Pattern[str]]] = [
         "date",
         re.compile(
             rf"(?i)\b(?:{_WEEKDAY}|week(?:end)?) after next\b"
-            rf"|\b(?:a|{_NUMBER})(?: week from | weeks from )(?:{_WEEKDAY}|today|tomorrow)\b"
+            rf"|\b(?:a|{NUMBER})(?: week from | weeks from )(?:{_WEEKDAY}|today|tomorrow)\b"
             rf"|\bevery other {_WEEKDAY}\b"
             rf"|\b(?:{_ORDINAL_WORD}|last) (?:{_A_WEEKDAY}(?: of | in )|week(?:end)?(?: of | in ))"
             rf"{_WHICH_MONTH}"
             rf"|\bweekend of the {_DAY}\b"
+        ),
+    ),
+    # How often: "twice a week", "three times a day", "once per month", "every 2 weeks",
+    # "every other day", "every Tuesday", "every weekday" (after "every other Thursday", a
+    # date above; before the counts below, which would read "2 weeks" out of "every 2
+    # weeks"). "every day", "every time" alone are left: they say nothing a tool takes.
+    (
+        "frequency",
+        re.compile(
+            rf"(?i)\b(?:once|twice|thrice|{NUMBER} times) (?:a|an|per|every) "
+            rf"(?:{_PERIOD}|{_A_WEEKDAY}|day|fortnight|hour|night|morning|evening)\b"
+            rf"|\bevery (?:(?:other|{NUMBER}) (?:{_FREQUENCY_UNIT}|{_PERIOD})s?"
+            rf"|{_WEEKDAY}\b{_DAY_PART}|weekdays?|weekends?|fortnight)\b"
         ),
     ),
     # A weekday abbreviated: "last Fri", "next Tues.", "on Sat", "Sat the 9th", "thurs" (a
@@ -286,15 +278,19 @@ SPOKEN_PATTERNS: list[tuple[str, re.Pattern[str]]] = [
     (
         "date",
         re.compile(
-            rf"(?i)\b(?:on\s+)?(?:the\s+)?{_DAY}\s+of\s+{MONTH}\b(?:\.?,?\s+\d{{4}})?"
+            # ("the 2nd of next month", "the first of the month": a month told)
+            rf"(?i)\b(?:on\s+)?(?:the\s+)?{_DAY}\s+of\s+(?:{MONTH}\b(?:\.?,?\s+\d{{4}})?"
+            rf"|(?:the|this|next)\s+month\b)"
             rf"|\b(?:on\s+)?{_CAPITAL_MONTH}\s+(?:the\s+{_DAY}|{_ORDINAL_WORD})\b(?:,?\s+\d{{4}})?"
             rf"|\b(?:on\s+)?{_WEEKDAY}\s+(?:the\s+)?{_DAY}\b(?:\s+of\s+{MONTH}\b(?:\.?,?\s+\d{{4}})?)?"
             # ("the 5th Avenue" is a street: a capitalised word after the ordinal, not a day's
             # or a month's, makes it a name's)
             rf"|\b(?:on\s+)?the\s+{_ORDINAL}\b(?!\s+(?!(?:{_WEEKDAY}|{MONTH})\b)(?-i:[A-Z])){DAY_NOT_RANK}"
-            rf"|\b(?:next|this(?:\s+coming)?|last|coming|following)\s+(?:{_WEEKDAY}|{_PERIOD})\b"
+            # ("next Thursday afternoon": with its part of the day)
+            rf"|\b(?:next|this(?:\s+coming)?|last|coming|following)\s+(?:{_WEEKDAY}\b{_DAY_PART}"
+            rf"|{_PERIOD}\b)"
             rf"|\b(?:the\s+)?day\s+(?:after|before)\s+(?:tomorrow|yesterday)\b"
-            rf"|\b(?:on\s+)?{_WEEKDAY}\b(?:\s+(?:morning|afternoon|evening|night)\b)?"
+            rf"|\b(?:on\s+)?{_WEEKDAY}\b{_DAY_PART}"
             rf"|\b(?:mid-?\s?|early\s+|late\s+){_CAPITAL_MONTH}\b"  # "mid-March", "early June"
         ),
     ),
@@ -313,8 +309,8 @@ SPOKEN_PATTERNS: list[tuple[str, re.Pattern[str]]] = [
         "relative",
         re.compile(
             rf"(?i)\b(?:today|tonight|tomorrow|yesterday)\b"
-            rf"|\b{_NUMBER}\s+(?:days?|weeks?|months?|years?)\s+(?:ago|from\s+now|later)\b"
-            rf"|\bin\s+{_NUMBER}\s+(?:days?|weeks?|months?)\b"
+            rf"|\b{NUMBER}\s+(?:days?|weeks?|months?|years?)\s+(?:ago|from\s+now|later)\b"
+            rf"|\bin\s+{NUMBER}\s+(?:days?|weeks?|months?)\b"
         ),
     ),
     # A part of a period, not a day: "by the end of the month", "the start of next week"
@@ -325,58 +321,15 @@ SPOKEN_PATTERNS: list[tuple[str, re.Pattern[str]]] = [
             rf"next )?(?:week|year)\b)"
         ),
     ),
-    # "two tickets", "a couple of nights", "a table for two", "party of 4", "a 3-hour drive",
-    # "the four of us", "a dozen people", "3 to 5 business days"
+    # A working day's end: "by end of day Thursday" (the day is read as a date after it),
+    # "close of business"; not "at the end of the day", which closes an argument. (A pattern
+    # of its own, each branch a whole literal: with the one above, "end of " alone would admit
+    # every turn holding "weekend of" or "friend of".)
     (
-        "count",
+        "relative",
         re.compile(
-            rf"(?i)(?<![\w.,])(?:(?:\d{{1,3}}(?:\s?[-–]\s?|\s+to\s+))?(?:\d{{1,2}}\.\d+|{_NUMBER}|(?:half\s+)?a\s+dozen)"
-            rf"{_HALVES}(?:\s+{_COUNT_MODIFIER}|-)"
-            rf"|half\s+an?\s+|an?\s+(?={_UNITS}\s+and\s+a\s+half\b)){_UNITS}\b{_HALVES}"
-            rf"|\b(?:table|party|reservation|booking|dinner|lunch|breakfast|brunch)\s+(?:for|of)\s+"
-            rf"{_NUMBER}\b"
-            # "for the four of us", "all five of us", "the three of them": a party's size
-            # (one space apart: the prefilter then looks for " of us" in a text)
-            rf"|\b(?:the|all) {_NUMBER} of (?:us|you|them)\b"
-        ),
-    ),
-    # "tickets for 2 please", "seats for three.": a plural's number where a clause ends (the
-    # plural behind it: a pattern that opens with a word is tried at every word; a pattern of
-    # its own: " for " would admit every turn that holds it to the counts' above)
-    (
-        "count",
-        re.compile(
-            rf"(?i)\bfor (?<=[a-z][a-z][^\Wsu]s for ){_NOT_PLURAL_BEFORE_FOR}"
-            rf"(?:\d{{1,2}}|{_SMALL_WORDS})\b(?=[ \t]*(?:[.,;!?)\n]|$)| please\b)"
-        ),
-    ),
-    # "300 yuan", "fifty bucks", "20 pounds", "fifteen hundred dollars"
-    (
-        "amount",
-        re.compile(
-            rf"(?i)\b(?:\d(?:[\d,]*\d)?(?:\.\d+)?|{_NUMBER_WORDS})\s?"
-            r"(?:yuan|bucks|pounds?|yen|won|rupees?|cents?|francs?)\b"
-            rf"|\b{_NUMBER_WORDS}\s+(?:dollars?|euros?)\b"
-        ),
-    ),
-]
-
-#: Counts known by their noun's plural, tried after amounts and quantities ("2 dollars" is an
-#: amount, "500ml" a quantity) and before names: a "tally", which ranks under a count of known
-#: units ("2 tickets") and under the statement that holds it (``values._KIND_BONUS``).
-PLURAL_COUNTS: list[tuple[str, re.Pattern[str]]] = [
-    # A count of anything, known by its noun's plural rather than from a list of units: "2
-    # cokes", "three large pizzas", "a dozen roses", "2 large pepperoni pizzas" (never "one":
-    # "one ... s" is rarely a count; not a word that only ends like a plural: "is", "has",
-    # "bus", "glass"; a decimal too: "1.5 liters"; not a word without a vowel, a unit's
-    # symbol: "190 lbs").
-    (
-        "tally",
-        re.compile(
-            rf"(?i)(?<![\w.,:/$€£¥#-])(?:\d{{1,3}}\.\d{{1,2}}|[2-9]|[1-9]\d{{1,2}}|(?!one\b){_SMALL_WORDS}"
-            r"|(?:half\s+)?a\s+dozen)"
-            rf"[ \t]+{_PLURAL_MODIFIERS}"
-            rf"(?-i:(?!{_ENDS_LIKE_PLURAL}\b)(?![b-df-hj-np-tv-xz]+s\b)[a-z]{{2,}}(?<![su])s)(?![\w'’-])"
+            r"(?i)\b(?:end of day|end of business day|end of the business day|end of business"
+            r"|close of business)\b"
         ),
     ),
 ]

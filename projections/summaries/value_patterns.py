@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import re
 
+from projections.summaries.count_patterns import PLURAL_COUNTS, SPOKEN_COUNTS
 from projections.summaries.name_patterns import (
     INITIALS,
     LEADING_INITIALS,
@@ -28,7 +29,6 @@ from projections.summaries.spoken import (
     HOUR_ENDS,
     MERIDIEM,
     MONTH,
-    PLURAL_COUNTS,
     SPOKEN_PATTERNS,
     WEEKDAY_SHORT,
 )
@@ -93,11 +93,19 @@ _FOREIGN_MONTH = (
 _MAGNITUDE = r"\s(?:thousand|million|billion|trillion)\b"
 
 
+# What an amount is paid for, after "a" or "per" ("a night", "per person").
+_PAID_FOR = (
+    r"(?:night|day|week|month|year|hour|person|head|adult|child|guest|ticket|seat|room|"
+    r"piece|item|unit|kg|pound|mile|km)"
+)
+# Not when it was paid: "$300 a week ago".
+_NOT_WHEN = r"(?![ \t]+(?:ago|later|earlier|before|after)\b)"
 # After a word that places a month and day in time ("on 3/15", "by 12/1").
 _AFTER_TIME_WORD = after_one_of("on by to for from till until after before")
 #: ``(kind, pattern)``: the ledger takes each span once, the first pattern that reads it wins.
 VALUE_PATTERNS: list[tuple[str, re.Pattern[str]]] = [
     *SPOKEN_PATTERNS,  # the longer spoken forms first ("5:30 in the evening" over "5:30")
+    *SPOKEN_COUNTS,
     # (with its time of day in ISO 8601's form: "2024-06-01T17:00", "...T17:00:00Z")
     (
         "date",
@@ -202,13 +210,16 @@ VALUE_PATTERNS: list[tuple[str, re.Pattern[str]]] = [
         ),
     ),
     ("time", re.compile(r"\d(?<![\w.,:]\d)\d?(?:[:.][0-5]\d)?\s?Uhr\b")),
+    # An amount, with what it is paid for when said ("$45/night", "$2,000 a month", "20 euros
+    # per person"; not "$300 a week ago")
     (
         "amount",
         re.compile(
-            rf"(?i)[$€£¥]\s?\d(?:[\d,.]*\d)?(?:[kmb]n?(?![a-z])|{_MAGNITUDE})?(?:/[a-z]{{1,6}}\b)?"
+            rf"(?i)(?:[$€£¥]\s?\d(?:[\d,.]*\d)?(?:[kmb]n?(?![a-z])|{_MAGNITUDE})?(?:/[a-z]{{1,6}}\b)?"
             rf"|\b\d(?:[\d,.]*\d)?(?:{_MAGNITUDE})?\s?(?:usd|eur|gbp|cny|rmb|"
             r"dollars?|euros?|元|块|%|percent|[€£¥$](?!\s?\d))(?![a-z])"
-            r"|\b(?:USD|EUR|GBP|CNY|RMB)\s?\d(?:[\d,.]*\d)?(?![\w.,]*\d)",
+            r"|\b(?:USD|EUR|GBP|CNY|RMB)\s?\d(?:[\d,.]*\d)?(?![\w.,]*\d))"
+            rf"(?:[ \t](?:a|an|per)[ \t]{_PAID_FOR}\b{_NOT_WHEN})?",
             CJK_RUNS_ON,
         ),
     ),

@@ -37,6 +37,7 @@ _KIND_BONUS = {
     "amount": 2.0,
     "time": 2.0,
     "count": 2.0,
+    "frequency": 2.0,
     "quantity": 2.0,
     "relative": 1.0,
     # A count known only by its noun's plural ("2 cokes", "three continents"): a user's ranks

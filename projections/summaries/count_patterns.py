@@ -1,0 +1,116 @@
+"""Counts as people say them, for the value ledger (``values``): a number with its unit ("two
+tickets", "a couple of nights"), a party's size ("a table for two", "the four of us", "at
+Nopa for 4."), amounts in words ("fifty bucks") and a thing's number known by its plural
+("2 cokes"). Pure: no I/O."""
+
+from __future__ import annotations
+
+import re
+
+from projections.summaries.spoken import NUMBER, NUMBER_WORDS, SMALL_WORDS, UNITS, one_of
+
+__all__ = ["PLURAL_COUNTS", "SPOKEN_COUNTS"]
+
+# Words that open a phrase of their own: never a count's modifier ("5 every day", "2 of the").
+_PHRASE_OPENERS = r"every|each|per|a|an|the|of|in|on|at|for|to|and|or|more\s+than"
+# One word may stand between a count and its unit ("3 business days", "2 king rooms", "two
+# checked bags"), but not a word that opens a phrase of its own ("5 every day", "2 of the",
+# "3 last night");
+# after "one", only "more", "extra" or "checked" ("one more night"; "one summer day" tells a
+# story).
+_COUNT_MODIFIER = (
+    rf"(?:(?<!\bone\s)(?!(?:{_PHRASE_OPENERS}|last|this|next)\b)"
+    r"[a-z]+\s+|(?:more|extra|checked)\s+)?"
+)
+# Words that end in "s" without being a plural noun.
+_ENDS_LIKE_PLURAL_WORDS = (
+    "is was has does goes this his hers its ours yours theirs us as yes plus less thus always "  # noqa: SIM905
+    "perhaps besides towards sometimes afterwards whereas unless across thanks downstairs "
+    "upstairs indoors outdoors overseas nowadays anyways regardless".split()
+)
+_ENDS_LIKE_PLURAL = one_of(_ENDS_LIKE_PLURAL_WORDS)
+# Not one of them before " for " (a lookbehind per length: Python's are of one width each).
+_NOT_PLURAL_BEFORE_FOR = "".join(
+    rf"(?<!\b(?:{'|'.join(words)}) for )"
+    for length in sorted({len(word) for word in _ENDS_LIKE_PLURAL_WORDS})
+    if (words := [word for word in _ENDS_LIKE_PLURAL_WORDS if len(word) == length])
+)
+# What a party's size may follow ("... for 4."): a name inside a sentence (a capitalised word
+# after a word in small letters, one lookbehind per length: Python's are of one width each), a
+# clock time's "pm" or a day ("tonight", "Friday", "today").
+_BOOKED_BEFORE_FOR = (
+    "(?:"
+    + "|".join(rf"(?<=[a-z,] (?-i:[A-Z][a-z]{{{length}}}) for )" for length in range(1, 15))
+    + r"|(?<=[ap]m for )|(?<=[ap]\.m\. for )|(?<=night for )|(?<=day for )|(?<=tomorrow for ))"
+)
+# Up to two words between a count and its plural ("2 large pepperoni pizzas"), neither a word
+# that opens a clause or a phrase of its own ("11 that delivers", "3 of the best") nor a
+# plural ("two reservations have flights" counts reservations).
+_PLURAL_MODIFIERS = (
+    rf"(?:(?!(?:{_PHRASE_OPENERS}|from|by|with|but|that|which|who|whom|whose|when|where|while|"
+    r"if|so|than|is|are|was|were|be)\b)"
+    r"(?![a-z-]+(?<![su]s)s\b)[a-z]+(?:-[a-z]+)?[ \t]+){0,2}"
+)
+# "and a half" after a count's number ("1 and a half hours") or its unit ("an hour and a half").
+_HALVES = r"(?:\s+and\s+a\s+half)?"
+
+#: ``(kind, pattern)``, after the spoken dates and times (``spoken.SPOKEN_PATTERNS``).
+SPOKEN_COUNTS: list[tuple[str, re.Pattern[str]]] = [
+    # "two tickets", "a couple of nights", "a table for two", "party of 4", "a 3-hour drive",
+    # "the four of us", "a dozen people", "3 to 5 business days"
+    (
+        "count",
+        re.compile(
+            rf"(?i)(?<![\w.,])(?:(?:\d{{1,3}}(?:\s?[-–]\s?|\s+to\s+))?(?:\d{{1,2}}\.\d+|{NUMBER}|(?:half\s+)?a\s+dozen)"
+            rf"{_HALVES}(?:\s+{_COUNT_MODIFIER}|-)"
+            rf"|half\s+an?\s+|an?\s+(?={UNITS}\s+and\s+a\s+half\b)){UNITS}\b{_HALVES}"
+            rf"|\b(?:table|party|reservation|booking|dinner|lunch|breakfast|brunch)\s+(?:for|of)\s+"
+            rf"{NUMBER}\b"
+            # "for the four of us", "all five of us", "the three of them": a party's size
+            # (one space apart: the prefilter then looks for " of us" in a text)
+            rf"|\b(?:the|all) {NUMBER} of (?:us|you|them)\b"
+        ),
+    ),
+    # "tickets for 2 please", "seats for three.": a plural's number where a clause ends (the
+    # plural behind it: a pattern that opens with a word is tried at every word; a pattern of
+    # its own: " for " would admit every turn that holds it to the counts' above); a party's,
+    # after the place or the time it is booked for ("at Chez Panisse for 4.", "at 7 pm for 2
+    # please", "tonight for six"; a name inside a sentence: "Thanks for 2" is none)
+    (
+        "count",
+        re.compile(
+            rf"(?i)\bfor (?:(?<=[a-z][a-z][^\Wsu]s for ){_NOT_PLURAL_BEFORE_FOR}"
+            rf"|{_BOOKED_BEFORE_FOR})"
+            rf"(?:\d{{1,2}}|{SMALL_WORDS})\b(?=[ \t]*(?:[.,;!?)\n]|$)| please\b)"
+        ),
+    ),
+    # "300 yuan", "fifty bucks", "20 pounds", "fifteen hundred dollars"
+    (
+        "amount",
+        re.compile(
+            rf"(?i)\b(?:\d(?:[\d,]*\d)?(?:\.\d+)?|{NUMBER_WORDS})\s?"
+            r"(?:yuan|bucks|pounds?|yen|won|rupees?|cents?|francs?)\b"
+            rf"|\b{NUMBER_WORDS}\s+(?:dollars?|euros?)\b"
+        ),
+    ),
+]
+
+#: Counts known by their noun's plural, tried after amounts and quantities ("2 dollars" is an
+#: amount, "500ml" a quantity) and before names: a "tally", which ranks under a count of known
+#: units ("2 tickets") and under the statement that holds it (``values._KIND_BONUS``).
+PLURAL_COUNTS: list[tuple[str, re.Pattern[str]]] = [
+    # A count of anything, known by its noun's plural rather than from a list of units: "2
+    # cokes", "three large pizzas", "a dozen roses", "2 large pepperoni pizzas" (never "one":
+    # "one ... s" is rarely a count; not a word that only ends like a plural: "is", "has",
+    # "bus", "glass"; a decimal too: "1.5 liters"; not a word without a vowel, a unit's
+    # symbol: "190 lbs").
+    (
+        "tally",
+        re.compile(
+            rf"(?i)(?<![\w.,:/$€£¥#-])(?:\d{{1,3}}\.\d{{1,2}}|[2-9]|[1-9]\d{{1,2}}|(?!one\b){SMALL_WORDS}"
+            r"|(?:half\s+)?a\s+dozen)"
+            rf"[ \t]+{_PLURAL_MODIFIERS}"
+            rf"(?-i:(?!{_ENDS_LIKE_PLURAL}\b)(?![b-df-hj-np-tv-xz]+s\b)[a-z]{{2,}}(?<![su])s)(?![\w'’-])"
+        ),
+    ),
+]

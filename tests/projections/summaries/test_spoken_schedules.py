@@ -1,0 +1,56 @@
+"""How often, for how many, by when and at what rate, as people say them to an assistant
+that books, reminds and buys: each read whole by the value ledger (``text_values``)."""
+
+from __future__ import annotations
+
+import pytest
+
+from projections.summaries.values import text_values
+
+
+def _found(text: str) -> list[tuple[str, str]]:
+    return [(kind, value) for kind, value, _ in text_values(text)]
+
+
+@pytest.mark.parametrize(
+    ("text", "kind", "value"),
+    [
+        ("I go twice a week.", "frequency", "twice a week"),
+        ("Three times a day after meals.", "frequency", "Three times a day"),
+        ("Once per month is enough.", "frequency", "Once per month"),
+        ("Remind me every 2 weeks.", "frequency", "every 2 weeks"),
+        ("Take one pill every 8 hours.", "frequency", "every 8 hours"),
+        ("We meet every other week.", "frequency", "every other week"),
+        ("Water them every Tuesday.", "frequency", "every Tuesday"),
+        ("We talk every Sunday evening at 8.", "frequency", "every Sunday evening"),
+        ("A table at The French Laundry for 4.", "count", "for 4"),
+        ("Reserve Chez Panisse at 7 pm for 4.", "count", "for 4"),
+        ("Book Nopa tonight for two please.", "count", "for two"),
+        ("I need it by end of day Thursday.", "relative", "end of day"),
+        ("Please send it by close of business.", "relative", "close of business"),
+        ("Move the dentist to next Thursday afternoon.", "date", "next Thursday afternoon"),
+        ("I want to leave on the 2nd of next month.", "date", "on the 2nd of next month"),
+        ("Rent is due the first of the month.", "date", "the first of the month"),
+        ("Something under $2,000 a month.", "amount", "$2,000 a month"),
+        ("It costs 20 euros per person.", "amount", "20 euros per person"),
+    ],
+)
+def test_schedules_parties_and_rates_are_read_whole(text: str, kind: str, value: str) -> None:
+    assert (kind, value) in _found(text), _found(text)
+
+
+@pytest.mark.parametrize(
+    ("text", "kind", "value"),
+    [
+        ("I paid $300 a week ago.", "amount", "$300 a week"),  # when it was paid, no rate
+        ("Thanks for 2.", "count", "for 2"),  # a sentence's first word is no place's name
+        ("We did it every day.", "frequency", "every day"),  # says nothing a tool takes
+        ("Every time I go there.", "frequency", "Every time"),
+    ],
+)
+def test_forms_that_only_look_like_them_are_not_read_so(text: str, kind: str, value: str) -> None:
+    assert (kind, value) not in _found(text), _found(text)
+
+
+def test_the_end_of_the_day_that_closes_an_argument_is_no_time() -> None:
+    assert not [value for kind, value in _found("At the end of the day, it's fine.")]
