@@ -7,7 +7,14 @@ from __future__ import annotations
 
 import re
 
-from projections.summaries.spoken import NUMBER, NUMBER_WORDS, SMALL_WORDS, UNITS, one_of
+from projections.summaries.spoken import (
+    NUMBER,
+    NUMBER_WORDS,
+    SMALL_WORDS,
+    UNITS,
+    after_none_of,
+    one_of,
+)
 
 __all__ = ["PLURAL_COUNTS", "SPOKEN_COUNTS"]
 
@@ -29,12 +36,8 @@ _ENDS_LIKE_PLURAL_WORDS = (
     "upstairs indoors outdoors overseas nowadays anyways regardless".split()
 )
 _ENDS_LIKE_PLURAL = one_of(_ENDS_LIKE_PLURAL_WORDS)
-# Not one of them before " for " (a lookbehind per length: Python's are of one width each).
-_NOT_PLURAL_BEFORE_FOR = "".join(
-    rf"(?<!\b(?:{'|'.join(words)}) for )"
-    for length in sorted({len(word) for word in _ENDS_LIKE_PLURAL_WORDS})
-    if (words := [word for word in _ENDS_LIKE_PLURAL_WORDS if len(word) == length])
-)
+# Not one of them before " for ".
+_NOT_PLURAL_BEFORE_FOR = after_none_of(_ENDS_LIKE_PLURAL_WORDS, " for ")
 # What a party's size may follow ("... for 4."): a name inside a sentence (a capitalised word
 # after a word in small letters, one lookbehind per length: Python's are of one width each), a
 # clock time's "pm" or a day ("tonight", "Friday", "today").

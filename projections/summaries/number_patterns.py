@@ -6,23 +6,14 @@ from __future__ import annotations
 
 import re
 
-from projections.summaries.spoken import FUNCTION_WORDS
+from projections.summaries.spoken import FUNCTION_WORDS, after_one_of
 
-__all__ = ["CJK_RUNS_ON", "LETTER_ENDS", "NUMBER_PATTERNS", "after_one_of"]
+__all__ = ["CJK_RUNS_ON", "LETTER_ENDS", "NUMBER_PATTERNS"]
 
 #: Numbers, amounts and identifiers are told from the words around them by ASCII word
 #: characters: Chinese or Japanese text runs on without spaces ("预算500元", "订单号是W2378156"),
 #: and a Unicode \w would take those characters into the value or refuse the number.
 CJK_RUNS_ON = re.ASCII
-
-
-def after_one_of(words: str) -> str:
-    """A lookbehind for any of ``words`` (space-separated) and a space: Python's lookbehinds
-    are of one width each, so one per length, in an alternation."""
-    by_length: dict[int, list[str]] = {}
-    for word in words.split():
-        by_length.setdefault(len(word), []).append(word)
-    return "(?:" + "|".join(rf"(?<=\b(?:{'|'.join(w)}) )" for w in by_length.values()) + ")"
 
 
 # After a preposition or a determiner: the word after it is a noun.

@@ -32,6 +32,8 @@ __all__ = [
     "UNITS",
     "WEEKDAYS",
     "WEEKDAY_SHORT",
+    "after_none_of",
+    "after_one_of",
     "one_of",
 ]
 
@@ -58,6 +60,28 @@ def one_of(words: list[str]) -> str:
         return f"(?:{body})?" if ends else body
 
     return "(?:" + emit(trie) + ")"
+
+
+def _by_length(words: list[str]) -> list[list[str]]:
+    lengths: dict[int, list[str]] = {}
+    for word in words:
+        lengths.setdefault(len(word), []).append(word)
+    return [lengths[length] for length in sorted(lengths)]
+
+
+def after_one_of(words: str, then: str = " ") -> str:
+    """A lookbehind for any of ``words`` (space-separated), then ``then``: Python's lookbehinds
+    are of one width each, so one per length, in an alternation."""
+    return (
+        "(?:"
+        + "|".join(rf"(?<=\b(?:{'|'.join(w)}){then})" for w in _by_length(words.split()))
+        + ")"
+    )
+
+
+def after_none_of(words: list[str], then: str) -> str:
+    """A lookbehind that none of ``words``, then ``then``, stands before: one per length."""
+    return "".join(rf"(?<!\b(?:{'|'.join(w)}){then})" for w in _by_length(words))
 
 
 # Numbers in words compose: "twenty-four", "fifteen hundred", "two thousand five hundred".
@@ -142,16 +166,17 @@ DAY_NOT_RANK = rf"(?!\s+(?!{_DAY_FOLLOWER}\b)(?-i:[a-z]+)\b(?<![^su]s))"
 # A day of the month, in digits or in words ("the 21st", "the twenty-first").
 _DAY = rf"(?:{_ORDINAL}|{_ORDINAL_WORD})"
 _PERIOD = r"(?:week(?:end)?|month|year)"
+_DAY_PARTS = r"(?:morning|afternoon|evening|night)"
 # A weekday's part of the day, when said with it ("Friday evening").
-_DAY_PART = r"(?:\s+(?:morning|afternoon|evening|night)\b)?"
-# What a frequency counts besides a period: "every 8 hours", "every other day".
-_FREQUENCY_UNIT = r"(?:day|hour|minute|night|morning|evening|quarter)"
+_DAY_PART = rf"(?:\s+{_DAY_PARTS}\b)?"
+# What a frequency counts besides a period: "every 8 hours", "once a quarter".
+_FREQUENCY_UNIT = rf"(?:day|hour|minute|fortnight|quarter|{_DAY_PARTS})"
 
 # A month named or told: "July", "the month", "next month".
 _WHICH_MONTH = rf"(?:{_CAPITAL_MONTH}|(?:the|this|next)\s+month)\b"
 _PART_OF_DAY = (
     r"(?:in\s+the\s+(?:morning|afternoon|evening)|at\s+night|tonight"
-    r"|(?:today|tomorrow|this)\s+(?:morning|afternoon|evening|night)\b)"
+    rf"|(?:today|tomorrow|this)\s+{_DAY_PARTS}\b)"
 )
 #: "pm", "p.m." (its closing period too), never a sentence's full stop after "pm".
 MERIDIEM = r"(?:[ap]\.\s?m\b\.?|[ap]\s?m\b)"
@@ -250,7 +275,7 @@ SPOKEN_PATTERNS: list[tuple[str, re.Pattern[str]]] = [
         "frequency",
         re.compile(
             rf"(?i)\b(?:once|twice|thrice|{NUMBER} times) (?:a|an|per|every) "
-            rf"(?:{_PERIOD}|{_A_WEEKDAY}|day|fortnight|hour|night|morning|evening)\b"
+            rf"(?:{_PERIOD}|{_A_WEEKDAY}|{_FREQUENCY_UNIT})\b"
             rf"|\bevery (?:(?:other|{NUMBER}) (?:{_FREQUENCY_UNIT}|{_PERIOD})s?"
             rf"|{_WEEKDAY}\b{_DAY_PART}|weekdays?|weekends?|fortnight)\b"
         ),

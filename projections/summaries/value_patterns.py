@@ -22,7 +22,6 @@ from projections.summaries.number_patterns import (
     CJK_RUNS_ON,
     LETTER_ENDS,
     NUMBER_PATTERNS,
-    after_one_of,
 )
 from projections.summaries.spoken import (
     DAY_NOT_RANK,
@@ -31,6 +30,7 @@ from projections.summaries.spoken import (
     MONTH,
     SPOKEN_PATTERNS,
     WEEKDAY_SHORT,
+    after_one_of,
 )
 
 __all__ = ["VALUE_PATTERNS"]
