@@ -34,8 +34,10 @@ class RecallOptions:
     Args:
         query: what to search for (None: the latest user message of the context rendered).
         share: the share of usable the recalled block may take.
-        neighbours: page in the other party's neighbouring turn of a hit when there is room
-            (helps dialogue; one-speaker logs have no other party, so it costs them nothing).
+        neighbours: let the groups one and two away from a hit compete for the block at
+            part of its score (``NEARBY_WEIGHTS``: the answer is often the reply to the turn
+            that matched, or the same speaker's next turn): +3.7 points of LoCoMo evidence
+            at 8x, none lost on BFCL memory (docs/quality.md, "Turns near a hit").
         candidates: rows the store's pre-filter passes to BM25.
         expand: expand the query by pseudo-relevance feedback (terms the best three hits
             share, weighted 0.3): +1.2 to +1.6 points of LoCoMo evidence, but the shared terms
