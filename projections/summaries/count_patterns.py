@@ -87,6 +87,17 @@ SPOKEN_COUNTS: list[tuple[str, re.Pattern[str]]] = [
             rf"(?:\d{{1,2}}|{SMALL_WORDS})\b(?=[ \t]*(?:[.,;!?)\n]|$)| please\b)"
         ),
     ),
+    # A span or a shift of one unit of time, after the word that sets it: "for a fortnight",
+    # "push it back an hour", "extend it by a week", "in an hour" ("a day", "a week" alone are
+    # everywhere in conversation: "twice a week", "a day off"). A pattern of its own, its words
+    # one space apart: the prefilter looks for " a " before trying it.
+    (
+        "count",
+        re.compile(
+            r"(?i)\b(?:for|by|in|within|back|forward) an? "
+            r"(?:fortnight|month|year|week|night|day|hour|minute)\b"
+        ),
+    ),
     # "300 yuan", "fifty bucks", "20 pounds", "fifteen hundred dollars"
     (
         "amount",

@@ -223,6 +223,16 @@ VALUE_PATTERNS: list[tuple[str, re.Pattern[str]]] = [
             CJK_RUNS_ON,
         ),
     ),
+    # A price said without its currency, known by what it pays for: "150 a night", "200 per
+    # person", "1,200 a month" (two digits at least: "2 a day" is how often; not "40 a week
+    # ago").
+    (
+        "amount",
+        re.compile(
+            r"(?i)(?<![\w.,:/$€£¥#-])[1-9](?:\d|,\d{3})+(?:\.\d\d)?[ \t](?:a|an|per)[ \t]"
+            rf"(?:night|day|week|month|year|hour|person|head|guest|adult|child)\b{_NOT_WHEN}"
+        ),
+    ),
     (
         "count",
         re.compile(
