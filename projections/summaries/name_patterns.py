@@ -22,6 +22,7 @@ __all__ = [
     "NAME_GAP",
     "NAME_OPENS",
     "NAME_WORD",
+    "PRODUCT_NAMES",
     "SPACE",
     "SPOKEN_NAMES",
     "UPPER",
@@ -124,6 +125,43 @@ SPOKEN_NAMES: list[tuple[str, re.Pattern[str]]] = [
             rf"(?:{_GAP}(?:{JOINER}{_GAP})+(?:{CAPITALISED})|{_GAP}(?:{CAPITALISED})){{0,8}}"
             rf"(?:{_GAP}(?:{JOINER}{_GAP})+(?:{CAPITALISED})|(?<=['’]s){_GAP}(?:{CAPITALISED}))"
             rf"(?:{_GAP}(?:{JOINER}{_GAP})*(?:{CAPITALISED}))*(?![\w])"
+        ),
+    ),
+]
+
+# A word with inner capitals ("iPhone", "PlayStation", "MacBook").
+_INNER_CAPITALS = r"(?:[A-Z][a-z]+|[a-z]{1,2})(?:[A-Z][a-z]+)+"
+# A model's code: a capital or two and up to three digits, a letter after them ("S24", "M2",
+# "X1c"); never three capitals (a booking code: "ZFA04Y", "HAT123").
+_MODEL_CODE = r"(?=[A-Z]{1,2}\d)[A-Z]{1,2}\d{1,3}[A-Za-z]?"
+_MODEL_NUMBER = rf"(?:\d{{1,4}}|{_MODEL_CODE})(?![\w/%'’-]|[.,:]\d)"
+
+# What follows a product's name: up to two words, its number or model's code, up to three
+# words ("iPhone 15 Pro Max", "MacBook Air M2", "PlayStation 5").
+_MODEL = rf"(?:{_GAP}{NAME_WORD}){{0,2}}{_GAP}{_MODEL_NUMBER}(?:{_GAP}{NAME_WORD}){{0,3}}"
+
+#: A product's name and its model, one name: a word with inner capitals and its model
+#: ("iPhone 15 Pro Max", "MacBook Air M2", "PlayStation 5"), or a capitalised word, a model's
+#: code and a word or more ("Galaxy S24 Ultra"; "Pixel 8 Pro" and "Boeing 737 Max" are a run
+#: of capitalised words with a small number, read by the pattern for those). Tried before
+#: the street addresses and the identifiers, which would read "15 Pro Max" and "S24" out of
+#: them; a word with inner capitals alone is read after the multi-word names.
+PRODUCT_NAMES: list[tuple[str, re.Pattern[str]]] = [
+    # (a letter first, then what stands before it: a pattern that opens with a lookbehind is
+    # tried at every position, one that opens with a class is searched for it)
+    (
+        "name",
+        re.compile(
+            rf"[A-Z](?<![\w.'’-][A-Z])[a-z]+(?:(?:[A-Z][a-z]+)+{_MODEL}"
+            rf"|{_GAP}{_MODEL_CODE}(?:{_GAP}{NAME_WORD}){{1,3}})(?![\w'’-])"
+        ),
+    ),
+    # "iPhone", "iPad": small letters first (the capital looked ahead for before the
+    # lookbehind: this one is tried at every small letter)
+    (
+        "name",
+        re.compile(
+            rf"[a-z](?=[a-z]?[A-Z])(?<![\w.'’-][a-z])[a-z]?(?:[A-Z][a-z]+)+{_MODEL}(?![\w'’-])"
         ),
     ),
 ]

@@ -14,6 +14,7 @@ from projections.summaries.name_patterns import (
     NAME_GAP,
     NAME_OPENS,
     NAME_WORD,
+    PRODUCT_NAMES,
     SPACE,
     SPOKEN_NAMES,
     UPPER,
@@ -243,6 +244,7 @@ VALUE_PATTERNS: list[tuple[str, re.Pattern[str]]] = [
         ),
     ),
     *PLURAL_COUNTS,
+    *PRODUCT_NAMES,
     # A street address: a house number, not a year, before capitalised words in a row
     # ("1600 Amphitheatre Parkway", "221B Baker Street", "172 Boulevard Saint-Germain"; a
     # point of the compass may come first: "4400 W Sunset Blvd"); a numbered street ("5th

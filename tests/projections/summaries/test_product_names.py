@@ -1,0 +1,44 @@
+"""A product's name and its model are one name ("iPhone 15 Pro Max", "Galaxy S24 Ultra"),
+not a name and a street address or an identifier; a booking code and a flight number stay
+identifiers."""
+
+from __future__ import annotations
+
+import pytest
+
+from projections.summaries.values import text_values
+
+
+def _found(text: str) -> list[tuple[str, str]]:
+    return [(kind, value) for kind, value, _ in text_values(text)]
+
+
+@pytest.mark.parametrize(
+    ("text", "value"),
+    [
+        ("Find me an iPhone 15 Pro Max in blue.", "iPhone 15 Pro Max"),
+        ("The iPhone 15, please.", "iPhone 15"),
+        ("Get me a Galaxy S24 Ultra.", "Galaxy S24 Ultra"),
+        ("Do you sell the PlayStation 5?", "PlayStation 5"),
+        ("My MacBook Air M2 won't charge.", "MacBook Air M2"),
+        ("I bought a MacBook Pro 2019.", "MacBook Pro 2019"),
+    ],
+)
+def test_a_product_and_its_model_are_one_name(text: str, value: str) -> None:
+    assert _found(text) == [("name", value)]
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("Reservation ZFA04Y is mine.", ("id", "ZFA04Y")),  # three capitals: a booking code
+        ("Flight UA 90 please.", ("id", "UA 90")),
+        ("I sent a WhatsApp 10 minutes ago.", ("count", "10 minutes")),  # a count first
+        ("It is iPhone 15.5 percent.", ("amount", "15.5 percent")),  # no model's number
+        ("Visit 1600 Amphitheatre Parkway.", ("name", "1600 Amphitheatre Parkway")),
+    ],
+)
+def test_codes_counts_and_addresses_stay_what_they_are(
+    text: str, expected: tuple[str, str]
+) -> None:
+    assert expected in _found(text), _found(text)
