@@ -16,6 +16,7 @@ import unicodedata
 __all__ = [
     "CAPITALISED",
     "INITIALS",
+    "INNER_CAPITALS",
     "JOINER",
     "LEADING_INITIALS",
     "LOWER",
@@ -129,8 +130,8 @@ SPOKEN_NAMES: list[tuple[str, re.Pattern[str]]] = [
     ),
 ]
 
-# A word with inner capitals ("iPhone", "PlayStation", "MacBook").
-_INNER_CAPITALS = r"(?:[A-Z][a-z]+|[a-z]{1,2})(?:[A-Z][a-z]+)+"
+#: A word with inner capitals ("iPhone", "PlayStation", "MacBook", "OncoPharm").
+INNER_CAPITALS = r"(?:[A-Z][a-z]+|[a-z]{1,2})(?:[A-Z][a-z]+)+"
 # A model's code: a capital or two and up to three digits, a letter after them ("S24", "M2",
 # "X1c"); never three capitals (a booking code: "ZFA04Y", "HAT123").
 _MODEL_CODE = r"(?=[A-Z]{1,2}\d)[A-Z]{1,2}\d{1,3}[A-Za-z]?"
@@ -147,8 +148,9 @@ _MODEL = rf"(?:{_GAP}{NAME_WORD}){{0,2}}{_GAP}{_MODEL_NUMBER}(?:{_GAP}{NAME_WORD
 #: the street addresses and the identifiers, which would read "15 Pro Max" and "S24" out of
 #: them; a word with inner capitals alone is read after the multi-word names.
 PRODUCT_NAMES: list[tuple[str, re.Pattern[str]]] = [
-    # (a letter first, then what stands before it: a pattern that opens with a lookbehind is
-    # tried at every position, one that opens with a class is searched for it)
+    # (INNER_CAPITALS split by its first letter, the letter first, then what stands before
+    # it: a pattern that opens with a lookbehind is tried at every position, one that opens
+    # with a class is searched for it)
     (
         "name",
         re.compile(

@@ -201,12 +201,6 @@ HOUR_ENDS = (
     # or its part after "and")
     rf"|\s+and\s+(?!\d|a\s+(?:half|quarter)\b|{SMALL_WORDS}\b))"
 )
-# "between" or "from" before "noon" or "midday" (one lookbehind per length).
-_AFTER_BETWEEN = (
-    "(?:"
-    + "|".join(f"(?<=\\b{w} {n})" for w in ("between", "from") for n in ("noon", "midday"))
-    + ")"
-)
 #: ``(kind, pattern)``, longest forms first: the ledger takes each span once, first pattern wins.
 SPOKEN_PATTERNS: list[tuple[str, re.Pattern[str]]] = [
     # "at eight thirty", "seven fifteen pm", "one-thirty": an hour and its minutes in words,
@@ -242,7 +236,8 @@ SPOKEN_PATTERNS: list[tuple[str, re.Pattern[str]]] = [
             # "between noon and 2", "from midday to 3pm": a range that opens at noon, read as
             # "3 and 5" is (the word before it looked behind for: "between" and "from" as
             # literals would admit the pattern to every turn that holds them)
-            rf"|\b(?:noon|midday){_AFTER_BETWEEN}\s+(?:and|to|until|till)\s+"
+            rf"|\b(?:noon{after_one_of('between from', ' noon')}"
+            rf"|midday{after_one_of('between from', ' midday')})\s+(?:and|to|until|till)\s+"
             rf"(?:{_DIGIT_HOUR}|{_CLOCK_WORD})(?:\s*{MERIDIEM}|\b)"
             r"|\b(?:noon|midday|midnight)\b"
         ),

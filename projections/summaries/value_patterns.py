@@ -9,6 +9,7 @@ import re
 from projections.summaries.count_patterns import PLURAL_COUNTS, SPOKEN_COUNTS
 from projections.summaries.name_patterns import (
     INITIALS,
+    INNER_CAPITALS,
     LEADING_INITIALS,
     LOWER,
     NAME_GAP,
@@ -231,7 +232,7 @@ VALUE_PATTERNS: list[tuple[str, re.Pattern[str]]] = [
         "amount",
         re.compile(
             r"(?i)(?<![\w.,:/$€£¥#-])[1-9](?:\d|,\d{3})+(?:\.\d\d)?[ \t](?:a|an|per)[ \t]"
-            rf"(?:night|day|week|month|year|hour|person|head|guest|adult|child)\b{_NOT_WHEN}"
+            rf"{_PAID_FOR}\b{_NOT_WHEN}"
         ),
     ),
     (
@@ -363,7 +364,7 @@ VALUE_PATTERNS: list[tuple[str, re.Pattern[str]]] = [
         ),
     ),
     # A word with inner capitals, wherever it stands: a name ("OncoPharm", "iPhone").
-    ("name", re.compile(r"(?<![\w.])(?:[A-Z][a-z]+|[a-z]{1,2})(?:[A-Z][a-z]+)+(?![\w'])")),
+    ("name", re.compile(rf"(?<![\w.]){INNER_CAPITALS}(?![\w'])")),
     # A single capitalised word inside a sentence (not after its end; "vs." ends none): a name,
     # usually; with the small number or the letter that follows it, if one does ("Witcher 3",
     # "Suite 436", "Terminal B"; not a clock time, a decimal or a range).

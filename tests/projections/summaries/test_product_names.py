@@ -6,11 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from projections.summaries.values import text_values
-
-
-def _found(text: str) -> list[tuple[str, str]]:
-    return [(kind, value) for kind, value, _ in text_values(text)]
+from tests.projections.summaries.reading import values_read
 
 
 @pytest.mark.parametrize(
@@ -25,7 +21,7 @@ def _found(text: str) -> list[tuple[str, str]]:
     ],
 )
 def test_a_product_and_its_model_are_one_name(text: str, value: str) -> None:
-    assert _found(text) == [("name", value)]
+    assert values_read(text) == [("name", value)]
 
 
 @pytest.mark.parametrize(
@@ -41,4 +37,4 @@ def test_a_product_and_its_model_are_one_name(text: str, value: str) -> None:
 def test_codes_counts_and_addresses_stay_what_they_are(
     text: str, expected: tuple[str, str]
 ) -> None:
-    assert expected in _found(text), _found(text)
+    assert expected in values_read(text), values_read(text)

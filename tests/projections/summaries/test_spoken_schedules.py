@@ -5,11 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from projections.summaries.values import text_values
-
-
-def _found(text: str) -> list[tuple[str, str]]:
-    return [(kind, value) for kind, value, _ in text_values(text)]
+from tests.projections.summaries.reading import values_read
 
 
 @pytest.mark.parametrize(
@@ -43,7 +39,7 @@ def _found(text: str) -> list[tuple[str, str]]:
     ],
 )
 def test_schedules_parties_and_rates_are_read_whole(text: str, kind: str, value: str) -> None:
-    assert (kind, value) in _found(text), _found(text)
+    assert (kind, value) in values_read(text), values_read(text)
 
 
 @pytest.mark.parametrize(
@@ -57,11 +53,11 @@ def test_schedules_parties_and_rates_are_read_whole(text: str, kind: str, value:
     ],
 )
 def test_forms_that_only_look_like_them_are_not_read_so(text: str, kind: str, value: str) -> None:
-    assert (kind, value) not in _found(text), _found(text)
+    assert (kind, value) not in values_read(text), values_read(text)
 
 
 def test_the_end_of_the_day_that_closes_an_argument_is_no_time() -> None:
-    assert not [value for kind, value in _found("At the end of the day, it's fine.")]
+    assert not [value for kind, value in values_read("At the end of the day, it's fine.")]
 
 
 def test_a_frequency_ranks_as_a_count_over_the_statement_that_holds_it() -> None:

@@ -6,11 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from projections.summaries.values import text_values
-
-
-def _found(text: str) -> list[tuple[str, str]]:
-    return [(kind, value) for kind, value, _ in text_values(text)]
+from tests.projections.summaries.reading import values_read
 
 
 @pytest.mark.parametrize(
@@ -33,7 +29,7 @@ def _found(text: str) -> list[tuple[str, str]]:
     ],
 )
 def test_spans_ranges_and_prices_are_read_whole(text: str, kind: str, value: str) -> None:
-    assert (kind, value) in _found(text), _found(text)
+    assert (kind, value) in values_read(text), values_read(text)
 
 
 @pytest.mark.parametrize(
@@ -47,8 +43,8 @@ def test_spans_ranges_and_prices_are_read_whole(text: str, kind: str, value: str
     ],
 )
 def test_forms_that_only_look_like_them_are_not_read_so(text: str, kind: str, value: str) -> None:
-    assert (kind, value) not in _found(text), _found(text)
+    assert (kind, value) not in values_read(text), values_read(text)
 
 
 def test_a_while_is_no_span() -> None:
-    assert _found("It lasted for a while.") == []
+    assert values_read("It lasted for a while.") == []

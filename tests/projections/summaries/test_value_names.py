@@ -5,11 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from projections.summaries.values import text_values
-
-
-def _read(text: str) -> list[tuple[str, str]]:
-    return [(kind, value) for kind, value, _ in text_values(text)]
+from tests.projections.summaries.reading import values_read
 
 
 @pytest.mark.parametrize(
@@ -53,7 +49,7 @@ def _read(text: str) -> list[tuple[str, str]]:
     ],
 )
 def test_names_and_ranks_are_read_whole(text: str, kind: str, value: str) -> None:
-    assert (kind, value) in _read(text)
+    assert (kind, value) in values_read(text)
 
 
 @pytest.mark.parametrize(
@@ -79,7 +75,7 @@ def test_names_and_ranks_are_read_whole(text: str, kind: str, value: str) -> Non
 def test_forms_that_only_look_like_names_or_days_are_not_read_as_them(
     text: str, kind: str, value: str
 ) -> None:
-    assert (kind, value) not in _read(text)
+    assert (kind, value) not in values_read(text)
 
 
 def test_a_days_ordinal_before_a_function_word_or_a_verb_stays_a_date() -> None:
@@ -88,19 +84,19 @@ def test_a_days_ordinal_before_a_function_word_or_a_verb_stays_a_date() -> None:
         ("on the 15th after my trip", "on the 15th"),
         ("on the 5th we left", "on the 5th"),
     ):
-        assert ("date", value) in _read(text), text
+        assert ("date", value) in values_read(text), text
 
 
 def test_will_and_may_open_names_after_a_sentences_start() -> None:
     # auxiliaries open no name, but these two are first names as often
-    assert ("name", "Will Smith") in _read("Will Smith is here")
-    assert ("name", "May Chen") in _read("May Chen called me")
+    assert ("name", "Will Smith") in values_read("Will Smith is here")
+    assert ("name", "May Chen") in values_read("May Chen called me")
 
 
 def test_only_a_name_is_read_again_up_to_a_value_taken_before_it() -> None:
     # the name stops before the code it ran into; a date or a number is never cut short
-    assert _read("see Lord of the Rings at the AMC") == [
+    assert values_read("see Lord of the Rings at the AMC") == [
         ("code", "AMC"),
         ("name", "Lord of the Rings"),
     ]
-    assert ("time", "9") not in _read("from 9 to 5 pm")
+    assert ("time", "9") not in values_read("from 9 to 5 pm")
