@@ -145,7 +145,8 @@ class SessionReads(RecallReads):
                 options = recall if isinstance(recall, RecallOptions) else RecallOptions()
                 found = await self._recall(cut, options)
                 more = recall_needs(cut, found, {group for group, _ in plan.chosen})
-                if found.summary_yields:  # what the render reads if the summary yields
+                if found.summary_yields and cut.summary() is not None:
+                    # what the render reads if the summary yields
                     bare, kept = summary_yield_groups(cut, budget, keep_groups)
                     groups |= bare
                     more |= group_indexes(cut, bare) | recall_needs(cut, found, kept)

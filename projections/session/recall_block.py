@@ -20,9 +20,9 @@ groups leave it until it fits.
 
 from __future__ import annotations
 
-import heapq
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from itertools import islice
 from typing import Any
 
 from projections.context.accounting import USER_MESSAGE_OVERHEAD
@@ -85,6 +85,11 @@ class Recall:
     _scores: dict[tuple[int, int], dict[int, float]] = field(
         default_factory=dict, init=False, compare=False, repr=False
     )
+    # The same scores ranked, best first (ties: the newer group): the candidates outside any
+    # taken set are this list's first free entries, without sorting again.
+    _ranked: dict[tuple[int, int], list[tuple[int, float]]] = field(
+        default_factory=dict, init=False, compare=False, repr=False
+    )
     # Each candidate group's lines and their tokens, as of a cut: a render plans its block up
     # to four times (with and without the summary, and again when the wider window takes a
     # recalled group), over mostly the same groups, with one counter.
@@ -99,6 +104,14 @@ class Recall:
         if key not in self._scores:
             self._scores[key] = _group_scores(cut, self)
         return self._scores[key]
+
+    def ranked(self, cut: Cut) -> list[tuple[int, float]]:
+        """:meth:`scores` as ``(group, score)``, best first (ties: the newer group first)."""
+        key = (cut.version, cut.count)
+        if key not in self._ranked:
+            scored = self.scores(cut).items()
+            self._ranked[key] = sorted(scored, key=lambda item: (-item[1], -item[0]))
+        return self._ranked[key]
 
     def group_lines(
         self, cut: Cut, group: int, count: Callable[[str], int]
@@ -152,26 +165,32 @@ def plan_recall(
 def candidate_groups(cut: Cut, recall: Recall, taken: set[int]) -> list[tuple[int, float]]:
     """The best groups not ``taken``, with their scores, best first: the only groups a
     recalled block is chosen from (each is counted exactly, so their bodies are read)."""
-    free = [(group, score) for group, score in recall.scores(cut).items() if group not in taken]
-    return heapq.nsmallest(_CANDIDATE_GROUPS, free, key=lambda item: (-item[1], -item[0]))
+    free = (item for item in recall.ranked(cut) if item[0] not in taken)
+    return list(islice(free, _CANDIDATE_GROUPS))
 
 
 def _group_scores(cut: Cut, recall: Recall) -> dict[int, float]:
     state = cut.state
+    index_of, group_at = state.index_of, state.grouper.group_at
     scores: dict[int, float] = {}
     # Every hit is scored (a few hundred at most): a group's score is final whatever is
     # taken, so the best groups outside a larger taken set are among those outside a smaller
     # one or in it (what lets the facade fetch only these: needs.recall_needs).
     for hit in recall.hits:
-        index = state.index_of.get(hit.message_id)
+        index = index_of.get(hit.message_id)
         if index is None or index >= cut.count:
             continue  # erased since, or after the cut
-        group = state.grouper.group_at(index)
+        group = group_at(index)
         scores[group] = max(scores.get(group, 0.0), hit.score)
-        if recall.neighbours:
-            for nearby, weight in _nearby_groups(cut, group):
-                scores[nearby] = max(scores.get(nearby, 0.0), hit.score * weight)
-    return scores
+    if not recall.neighbours:
+        return scores
+    # A group near several hits takes the best of their weighted scores (a group per hit:
+    # the best hit of a group is the one whose share counts).
+    carried = dict(scores)
+    for group, score in scores.items():
+        for nearby, weight in _nearby_groups(cut, group):
+            carried[nearby] = max(carried.get(nearby, 0.0), score * weight)
+    return carried
 
 
 def _nearby_groups(cut: Cut, group: int) -> list[tuple[int, float]]:
