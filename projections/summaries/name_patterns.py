@@ -138,8 +138,13 @@ _MODEL_CODE = r"(?=[A-Z]{1,2}\d)[A-Z]{1,2}\d{1,3}[A-Za-z]?"
 _MODEL_NUMBER = rf"(?:\d{{1,4}}|{_MODEL_CODE})(?![\w/%'’-]|[.,:]\d)"
 
 # What follows a product's name: up to two words, its number or model's code, up to three
-# words ("iPhone 15 Pro Max", "MacBook Air M2", "PlayStation 5").
-_MODEL = rf"(?:{_GAP}{NAME_WORD}){{0,2}}{_GAP}{_MODEL_NUMBER}(?:{_GAP}{NAME_WORD}){{0,3}}"
+# words and a generation's small number after them ("iPhone 15 Pro Max", "MacBook Air M2",
+# "PlayStation 5", "ThinkPad X1 Carbon Gen 11").
+_GENERATION = r"\d{1,2}(?![\w/%'’-]|[.,:]\d)"
+_MODEL = (
+    rf"(?:{_GAP}{NAME_WORD}){{0,2}}{_GAP}{_MODEL_NUMBER}"
+    rf"(?:(?:{_GAP}{NAME_WORD}){{1,3}}(?:{_GAP}{_GENERATION})?)?"
+)
 
 #: A product's name and its model, one name: a word with inner capitals and its model
 #: ("iPhone 15 Pro Max", "MacBook Air M2", "PlayStation 5"), or a capitalised word, a model's

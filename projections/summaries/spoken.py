@@ -102,6 +102,16 @@ _HOUR_WORD = rf"(?:one|{_CLOCK_WORD})"
 # plainly rather than factored, so that the prefilter runs the pattern only on a text that
 # holds one of them ("ten" left out: "often", "written", "listen" hold it).
 _MINUTE_WORDS = "(?:" + "|".join(_TEENS_WORDS[1:] + _TENS_WORDS[:4]) + rf")(?:[-\s]{_UNIT_WORD})?"
+# What comes before an hour to say the minutes: "half past", "quarter to", "twenty past",
+# "25 past" ("to" only after a half or a quarter: "five to seven" and "5 to 7" are ranges
+# more often than clock times).
+_BEFORE_HOUR = (
+    rf"(?:(?:half|(?:a\s+)?quarter)\s+(?:past|to|after)"
+    rf"|(?:\d{{1,2}}|{SMALL_WORDS})(?:\s+minutes)?\s+past)"
+)
+# Before noon or midnight, or an hour with its part of the day, "to" is a clock time
+# whatever the minutes: "ten to midnight", "five to seven tonight".
+_MINUTES_TO = rf"(?:\d{{1,2}}|{SMALL_WORDS})(?:\s+minutes)?\s+to"
 _SCALE = r"\s+(?:hundred|thousand)(?:\s+(?:and\s+)?" + SMALL_WORDS + r"(?:\s+hundred)?)?"
 #: A number in words, with its hundreds and thousands ("fifteen hundred", "a couple hundred",
 #: "a few thousand").
@@ -224,10 +234,10 @@ SPOKEN_PATTERNS: list[tuple[str, re.Pattern[str]]] = [
         re.compile(
             # ("between 10 and 11 in the morning", "from 9 to 11 at night": a range of them)
             rf"(?i)\b(?:between\s+\d{{1,2}}\s+and\s+|from\s+\d{{1,2}}\s+to\s+)?"
-            rf"(?:(?:half|(?:a\s+)?quarter)\s+(?:past|to|after)\s+)?{NUMBER}"
+            # ("five to seven tonight": with its part of the day, "to" is a clock time)
+            rf"(?:(?:{_BEFORE_HOUR}|{_MINUTES_TO})\s+)?{NUMBER}"
             rf"(?::\d{{2}})?(?:\s*o'?clock)?\s*(?:{MERIDIEM}\s*)?{_PART_OF_DAY}"
-            rf"|\b(?:half|(?:a\s+)?quarter)\s+(?:past|to|after)\s+{NUMBER}"
-            rf"(?:\s*o'?clock)?(?:\s*{MERIDIEM})?"
+            rf"|\b{_BEFORE_HOUR}\s+{NUMBER}(?:\s*o'?clock)?(?:\s*{MERIDIEM})?"
             rf"|\b{NUMBER}\s*o'?clock(?:\s*{MERIDIEM})?"
             # "at half six": half past six, as said in Britain (the lookbehind after the literal:
             # a pattern whose branches all open with a word boundary or a letter is searched
@@ -239,7 +249,7 @@ SPOKEN_PATTERNS: list[tuple[str, re.Pattern[str]]] = [
             rf"|\b(?:noon{after_one_of('between from', ' noon')}"
             rf"|midday{after_one_of('between from', ' midday')})\s+(?:and|to|until|till)\s+"
             rf"(?:{_DIGIT_HOUR}|{_CLOCK_WORD})(?:\s*{MERIDIEM}|\b)"
-            r"|\b(?:noon|midday|midnight)\b"
+            rf"|\b(?:{_BEFORE_HOUR}\s+|{_MINUTES_TO}\s+)?(?:noon|midday|midnight)\b"
         ),
     ),
     # "at 5.", "around eight, ...", "by 6 tomorrow", "at 2 30": an hour alone, or with its
