@@ -4,7 +4,8 @@ Pure: no I/O.
 Dates become ``date:MM-DD`` (and ``date:YYYY-MM-DD`` when a year is given) from ISO forms,
 ``2026 年 9 月 19 日``, ``Sept 19`` / ``19 September 2026``; times become ``time:HH:MM`` from
 ``18:00``, ``6pm``, ``6:30 pm``, ``18 点`` / ``18 点半``; every other number becomes
-``num:<value>`` (so ``200 CNY``, ``200 元`` and ``¥200`` all give ``num:200``); a code mixing
+``num:<value>`` (so ``200 CNY``, ``200 元`` and ``¥200`` all give ``num:200``), an ordinal
+``ord:<value>`` (``the 6th``); a code mixing
 letters and digits also gives ``id:<code>`` (``HAT056``, ``omar_davis_3817``); an impossible
 date gives ``invalid-date:…``, which no source supports.
 """
@@ -50,6 +51,7 @@ _EN_DAY_MONTH = re.compile(
 _CLOCK = re.compile(r"(?<!\d)(\d{1,2}):(\d{2})(?:\s*([ap])\.?m\.?)?(?!\d)", re.I)
 _AMPM = re.compile(r"(?<![\d:])(\d{1,2})\s*([ap])\.?m\b\.?", re.I)
 _CN_HOUR = re.compile(r"(?<!\d)(\d{1,2})\s*点\s*(半|(\d{1,2})\s*分)?")
+_ORDINAL = re.compile(r"(?i)(?<![\w.])(\d{1,4})(?:st|nd|rd|th)\b")
 _NUMBER = re.compile(r"(?<![\w.])\d+(?:[.,]\d+)*(?![\w])|(?<=[^\W\d_])\d+(?:\.\d+)?")
 _IDENTIFIER = re.compile(
     # letters and digits mixed, but not a number with a unit ("6pm", "3rd", "20kg")
@@ -103,19 +105,28 @@ def quantities(text: str) -> set[str]:
     for m in _CN_HOUR.finditer(text):
         minute = 30 if m.group(2) == "半" else int(m.group(3) or 0)
         take(m, {_hour(int(m.group(1)), minute, None)})
+    for m in _ORDINAL.finditer(text):
+        # A day or a rank said as an ordinal ("the 6th", "3rd row"): "the 0th" for "the 6th"
+        # is a changed digit too.
+        if not _inside(m.span(), spans):
+            take(m, {f"ord:{int(m.group(1))}"})
     for m in _IDENTIFIER.finditer(text):
         # Codes mixing letters and digits ("omar_davis_3817", "HAT056", "G7311"): the whole
         # code counts, so one changed digit is a value the sources do not have.
         found.add(f"id:{m.group(0).lower()}")
     for m in _NUMBER.finditer(text):
-        start, end = m.span()
-        if any(a <= start < b or a < end <= b for a, b in spans):
+        if _inside(m.span(), spans):
             continue  # part of a date or time
         value = m.group(0).replace(",", "")
         if "." in value:
             value = value.rstrip("0").rstrip(".")
         found.add(f"num:{value.lstrip('0') or '0'}")
     return found
+
+
+def _inside(span: tuple[int, int], spans: list[tuple[int, int]]) -> bool:
+    start, end = span
+    return any(a <= start < b or a < end <= b for a, b in spans)
 
 
 # Clause boundaries: sentence ends, semicolons, line breaks, and commas that are not inside a

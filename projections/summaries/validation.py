@@ -178,7 +178,14 @@ def _quantity_problems(summary: CompactionSummary, by_id: dict[str, Message]) ->
 
 def year_implied(token: str, source: set[str]) -> bool:
     """``date:YYYY-MM-DD`` is supported by ``date:MM-DD`` when the sources name that year
-    elsewhere ("2026 年 9 月 19 日 … 9 月 20 日")."""
+    elsewhere ("2026 年 9 月 19 日 … 9 月 20 日"); an ordinal ``ord:N`` by the number or a date
+    on day N ("the 6th" by "6" or "June 6")."""
+    ordinal = re.fullmatch(r"ord:(\d+)", token)
+    if ordinal is not None:
+        day = int(ordinal.group(1))
+        return f"num:{day}" in source or any(
+            t.startswith("date:") and t.endswith(f"-{day:02d}") for t in source
+        )
     match = re.fullmatch(r"date:(\d{4})-(\d{2}-\d{2})", token)
     if match is None or f"date:{match.group(2)}" not in source:
         return False

@@ -24,7 +24,10 @@ IDS = st.from_regex(r"[A-Z]{2,3}\d{2,4}|[a-z]{3,6}_[a-z]{3,6}_\d{3,5}", fullmatc
 DATES = st.dates().map(lambda d: d.isoformat())
 AMOUNTS = st.integers(1, 5000).map(lambda n: f"${n}")
 TIMES = st.tuples(st.integers(0, 23), st.integers(0, 59)).map(lambda t: f"{t[0]:02d}:{t[1]:02d}")
-PIECES = st.one_of(IDS, DATES, AMOUNTS, TIMES, st.sampled_from(WORDS))
+ORDINALS = st.integers(1, 31).map(
+    lambda n: f"the {n}{'th' if 10 <= n <= 13 else {1: 'st', 2: 'nd', 3: 'rd'}.get(n % 10, 'th')}"
+)
+PIECES = st.one_of(IDS, DATES, AMOUNTS, TIMES, ORDINALS, st.sampled_from(WORDS))
 SENTENCE = st.tuples(
     st.sampled_from(["I need", "I do not want", "Please keep", "We never take", "It is", "不要"]),
     st.lists(PIECES, min_size=1, max_size=5),

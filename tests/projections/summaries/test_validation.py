@@ -11,7 +11,7 @@ import pytest
 from projections.context.messages import Message
 from projections.summaries.normalize import has_negation, quantities
 from projections.summaries.schema import CompactionSummary
-from projections.summaries.validation import CHECKS, validate_summary
+from projections.summaries.validation import CHECKS, validate_summary, year_implied
 
 TRIP = [
     Message(id="m1", role="system", content="You plan train trips. Never book automatically."),
@@ -128,6 +128,22 @@ def test_normalisation() -> None:
     assert has_negation("不自动购票")
     assert has_negation("do not want insurance")
     assert not has_negation("book automatically")
+
+
+def test_an_ordinal_is_a_number_the_sources_must_hold() -> None:
+    # "the 6th" changed to "the 0th" is a changed digit (an ordinal was read as nothing); the
+    # same day said as a date or a number in the sources supports it
+    assert quantities("move it to the 0th") - quantities("move it to the 6th") == {"ord:0"}
+    assert quantities("the 3rd row") == {"ord:3"}
+    assert quantities("June 6th") == {"date:06-06"}  # inside a date, no ordinal besides
+
+    def unsupported(text: str, source: str) -> set[str]:
+        found = quantities(source)
+        return {t for t in quantities(text) - found if not year_implied(t, found)}
+
+    for source in ("on June 6", "the 6th", "day 6"):
+        assert unsupported("the 6th", source) == set(), source
+    assert unsupported("the 6th", "June 16, seat 5") == {"ord:6"}
 
 
 def test_a_good_summary_passes_every_check() -> None:
