@@ -28,6 +28,7 @@ from typing import Any
 
 from projections.context.messages import Message, text_of
 from projections.summaries.block_v2 import render_summary_block_v2, value_text
+from projections.summaries.choice_patterns import CHOICE_KEY
 from projections.summaries.extract import extract, open_questions
 from projections.summaries.schema_v2 import (
     CompactionSummaryV2,
@@ -275,6 +276,8 @@ def _values_by_source(values: list[tuple[float, Value]]) -> dict[int, list[str]]
     anchored from it)."""
     said: dict[int, list[str]] = {}
     for _, value in values:
+        if value.key.partition(".")[0] == CHOICE_KEY:
+            continue  # a choice is said by its statement: it makes no statement rank higher
         said.setdefault(value.src, []).append(value.anchor or value.value)
     return said
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import re
 
+from projections.summaries.choice_patterns import CHOICES
 from projections.summaries.count_patterns import PLURAL_COUNTS, SPOKEN_COUNTS
 from projections.summaries.name_patterns import (
     INITIALS,
@@ -378,4 +379,5 @@ VALUE_PATTERNS: list[tuple[str, re.Pattern[str]]] = [
         ),
     ),
     *NUMBER_PATTERNS,
+    *CHOICES,  # last: a choice is what no form above reads
 ]

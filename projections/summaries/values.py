@@ -23,6 +23,7 @@ from typing import Any, NamedTuple
 
 from projections.context.messages import Message, text_of
 from projections.secrets.prefilter import Prefilter, requirement
+from projections.summaries.choice_patterns import choice_key
 from projections.summaries.echoes import NameMatcher, name_like
 from projections.summaries.value_patterns import VALUE_PATTERNS
 from projections.text_caches import remembered
@@ -44,6 +45,9 @@ _KIND_BONUS = {
     # under the user's statement that holds it (9.5), which says it with its context; ranked as
     # a count it displaced names from BFCL's summaries (docs/quality.md, "Orders, seats ...").
     "tally": -1.0,
+    # A thing a user chose in small letters ("window seat", "salmon", "paypal"), read by the
+    # sentence that states it: ranked as a tally, under the statement that holds it.
+    "choice": -5.0,
     "code": 1.0,
     "name": 1.0,
     "number": 0.5,
@@ -135,12 +139,16 @@ def _typed_values(text: str) -> Iterator[tuple[str, str, int]]:
             match = found if cut == -1 else _name_before(kind, pattern, text, start, cut)
             if match is None:
                 continue
-            value = match.group(0).strip()
+            # (a pattern that reads its value out of a phrase names it: the choice in "I'd
+            # like a window seat" is "window seat")
+            if "value" in pattern.groupindex:
+                start = match.start("value")
+            value = match.group("value" if "value" in pattern.groupindex else 0).strip()
             if kind == "code" and value in _COMMON_CAPS:
                 continue
             if kind == "tally" and _NAME_BEFORE.search(text, max(0, start - 32), start):
                 continue  # a name's number, read by the patterns after: no tally
-            start = start + match.group(0).find(value)
+            start = start + text[start : match.end()].find(value)
             end = start + len(value)
             if _GLUED.match(text[start - 1 : start]) or _GLUED.match(text[end : end + 1]):
                 continue  # part of a longer token: the gate checks whole tokens
@@ -260,11 +268,18 @@ def _text_candidates(text: str, origin: str, fallback: str) -> list[_Base]:
     bonus = 0.0 if origin == "call" else _REUSED_BONUS
     return [
         _Base(
-            _label(text, start, fallback or kind), value, None, kind,
+            _key(kind, _label(text, start, fallback or kind)), value, None, kind,
             _ORIGIN[origin] + _KIND_BONUS[kind], bonus,
         )
         for kind, value, start in text_values(text)
+        # a choice is what the user states ("I'd like a window seat"); an agent's "I need the
+        # following details" chooses nothing
+        if kind != "choice" or origin == "user"
     ]  # fmt: skip
+
+
+def _key(kind: str, label: str) -> str:
+    return choice_key(label) if kind == "choice" else label
 
 
 def value_candidates(messages: Sequence[Message], versions: Sequence[int]) -> list[ValueCandidate]:

@@ -1,0 +1,109 @@
+"""Choices as people state them, for the value ledger (``values``): the thing a speaker picks,
+asks for or prefers, in small letters ("I'd like a window seat", "I'll have the salmon",
+"we prefer a king bed", "pay with my credit card", "I love pottery"). Pure: no I/O.
+
+Names, numbers, dates and codes are read by their form; a choice has no form of its own (it
+is a common noun, "aisle", "vegetarian", "paypal"), so it is read by the grammar of the
+sentence that states it: a verb of choosing after "I" or "we" (or paying "with" or "by"),
+then the noun phrase it governs, and only a short one, that ends where the clause does (a
+stop, a comma, a preposition or a conjunction). What the verbs and the closed classes hold is
+grammar, not a list of the choices seen.
+"""
+
+from __future__ import annotations
+
+import re
+
+from projections.summaries.name_patterns import SPACE
+from projections.summaries.spoken import one_of
+
+__all__ = ["CHOICES", "CHOICE_KEY", "choice_key"]
+
+# A verb of choosing or preferring after "I" or "we", its modal or contraction included:
+# "I'd like", "we would prefer", "I'll take", "I'd rather have", "I really love", and asked:
+# "can I get", "could we have". "Have" and "get" choose only after a modal ("I'll have the
+# soup"; "I have a dog" and "I get a lot of calls" state no choice).
+_ADVERB = r"(?:\s+(?:really|rather|just|also|definitely|probably|much))?"
+_VERB = r"(?:like|love|enjoy|prefer|want|need|choose|pick|order|take|go\s+with)"
+_CHOOSER = (
+    r"(?:\b(?:I|[Ww]e)(?:(?:['’](?:d|ll)|\s+(?:would|will|can|could))"
+    rf"{_ADVERB}\s+(?:{_VERB}|have|get)|{_ADVERB}\s+{_VERB})"
+    r"|\b(?:[Cc]an|[Cc]ould|[Mm]ay)\s+(?:I|we)\s+(?:have|get|order))\s+"
+)
+# Paying by a means: "pay with my credit card", "paying by paypal", "I'll pay using cash";
+# asked for, for the speaker: "get me an aisle seat", "book us a quiet table"; changed to:
+# "upgrade me to business", "switch it to vegetarian", "change my seat to an aisle".
+_PAYER = r"\b[Pp]ay(?:ing)?\s+(?:with|by|using|via)\s+"
+_FOR_ME = r"\b(?:[Gg]et|[Gg]ive|[Bb]ook|[Ff]ind|[Rr]eserve|[Ss]end)\s+(?:me|us)\s+"
+_CHANGED_TO = (
+    r"\b(?:[Ss]witch|[Cc]hange|[Uu]pgrade|[Mm]ove|[Pp]ut)\s+(?:me|us|it|(?:my|our)\s+[a-z]+)"
+    r"\s+(?:to|in|into)\s+"
+)
+# Words of closed classes that never head or end a chosen thing: pronouns, determiners,
+# quantifiers, prepositions, particles, conjunctions, question words, adverbs of time and
+# degree, and the "to" of an infinitive ("I want to change", "I'd like you to", "I need it by
+# Friday", "I'll get back to you").
+_CLOSED_WORDS = (  # noqa: SIM905
+    "it them you me him her us one ones this that these those something anything everything "
+    "nothing someone anyone everyone more less much many all both each any some another other "
+    "a an the my our your his their its "
+    "same such what which who whom whose whatever whichever how why "
+    "to on in at for with within without between across per via from by of up down out off back "
+    "away around through "
+    "and or but nor so if as than because since unless until while when where whether about "
+    "into onto over under after before instead too also very really just only still even "
+    "again please now then there here today tonight tomorrow yesterday next last not no yes "
+    "though anyway anyways somehow lot lots bit little few couple way kind sort thing things "
+    "time"
+).split()
+# The light verbs, in every form: after "like" or "love" they open a verb phrase, not a thing
+# ("I love going to the beach", "I'd like being home", "we need been"); and what anyone asks a
+# service for, which chooses nothing ("I need help", "we'd like some information").
+_LIGHT_WORDS = (  # noqa: SIM905
+    "be am is are was were been being have has had having do does did doing done go goes "
+    "going gone went get gets getting got gotten make makes making made take takes taking took "
+    "taken see sees seeing saw seen feel feels feeling felt come comes coming came keep keeping "
+    "kept let know knowing think thinking say saying "
+    "help assistance advice information info details care place part note look chance"
+).split()
+_CLOSED = one_of(_CLOSED_WORDS)
+_NOT_A_THING = one_of(_CLOSED_WORDS + _LIGHT_WORDS)
+# A word of the chosen thing: small letters (a hyphenated compound is one word: "non-smoking"),
+# none of the closed classes ("take care", "take place" are idioms, not choices); after the
+# first, no participle (it opens a clause of its own: "my credit card ending in 4421",
+# "flights based on price"): a word in "-ed" after a consonant ("bed", "red" and "speed" are
+# none), or in "-ing" before a preposition ("a king bed", "the morning flight" are things).
+_WORD = rf"(?!{_NOT_A_THING}\b)[a-z]+(?:-[a-z]+)*"
+_PARTICIPLE = (
+    r"(?:[a-z]+[b-df-hj-np-tv-z]ed\b"
+    rf"|[a-z]+ing(?={SPACE}+(?:in|at|on|from|to|around|after|before|with|by)\b))"
+)
+_NEXT_WORD = rf"{SPACE}+(?!{_PARTICIPLE}){_WORD}"
+# Where the chosen thing ends: the clause's end (within a line: a list's next line is not the
+# phrase's end), or a closed-class word or a participle that opens the next phrase ("a king
+# bed on a high floor", "the salmon, medium rare", "an aisle seat please").
+_PHRASE_END = rf"(?={SPACE}*(?:[,.!?;:)\n]|$)|{SPACE}+(?:{_CLOSED}\b|{_PARTICIPLE}))"
+
+#: The patterns: a determiner or a possessive may open the chosen thing and is not part of it
+#: (the value is the thing: "window seat", not "a window seat"); one to three words, and the
+#: phrase must end there ("I need a quiet room facing the garden" states more than a choice,
+#: and is left to the statement that holds it).
+CHOICES: list[tuple[str, re.Pattern[str]]] = [
+    (
+        "choice",
+        re.compile(
+            rf"(?:{_CHOOSER}|{_PAYER}|{_FOR_ME}|{_CHANGED_TO})(?:(?:a|an|the|some|my|our|your){SPACE}+)?"
+            rf"(?P<value>{_WORD}(?:{_NEXT_WORD}){{0,2}}){_PHRASE_END}"
+        ),
+    ),
+]
+
+#: The key of a choice's value opens with this ("choice.prefer: window seat"): a choice says
+#: what the statement that holds it says, so a statement holding only choices does not rank as
+#: one with a value (``offline_v2``).
+CHOICE_KEY = "choice"
+
+
+def choice_key(label: str) -> str:
+    """The key of a choice labelled ``label`` (the words before it, ``values._label``)."""
+    return CHOICE_KEY if label == CHOICE_KEY else f"{CHOICE_KEY}.{label}"
