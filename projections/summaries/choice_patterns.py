@@ -17,7 +17,7 @@ import re
 from projections.summaries.name_patterns import SPACE
 from projections.summaries.spoken import one_of
 
-__all__ = ["CHOICES", "CHOICE_KEY", "choice_key"]
+__all__ = ["CHOICES", "CHOICE_KEY", "NOT_A_TOPIC", "choice_key"]
 
 # A verb of choosing or preferring after "I" or "we", its modal or contraction included:
 # "I'd like", "we would prefer", "I'll take", "I'd rather have", "I really love", and asked:
@@ -68,6 +68,13 @@ _LIGHT_WORDS = (  # noqa: SIM905
 ).split()
 _CLOSED = one_of(_CLOSED_WORDS)
 _NOT_A_THING = one_of(_CLOSED_WORDS + _LIGHT_WORDS)
+_MODALS_AND_CHOOSING = (  # noqa: SIM905
+    "would will shall should could can may might must like love prefer want need choose pick order"
+).split()
+#: Words that say nothing of what a question is about ("Would you like economy or business?"
+#: is about "economy" and "business"): the closed classes, the light verbs, the modals and
+#: the verbs of choosing.
+NOT_A_TOPIC = frozenset(_CLOSED_WORDS + _LIGHT_WORDS + _MODALS_AND_CHOOSING)
 # A word of the chosen thing: small letters (a hyphenated compound is one word: "non-smoking"),
 # none of the closed classes ("take care", "take place" are idioms, not choices); after the
 # first, no participle (it opens a clause of its own: "my credit card ending in 4421",

@@ -23,6 +23,7 @@ from typing import Any, NamedTuple
 
 from projections.context.messages import Message, text_of
 from projections.secrets.prefilter import Prefilter, requirement
+from projections.summaries.answers import short_answers
 from projections.summaries.choice_patterns import choice_key
 from projections.summaries.echoes import NameMatcher, name_like
 from projections.summaries.value_patterns import VALUE_PATTERNS
@@ -292,6 +293,11 @@ def value_candidates(messages: Sequence[Message], versions: Sequence[int]) -> li
         for base in _message_candidates(message, calls):
             _keep(found, base, version, later, index)
     for index, base in _said_by_name(messages, found):
+        _keep(found, base, versions[index], later, index)
+    # A user's few words after the agent's question ("Economy, please.", "No, thanks."): the
+    # choice they state, ranked as one (``answers``).
+    for index, key, value, _ in short_answers(messages):
+        base = _Base(key, value, None, "choice", _ORIGIN["user"] + _KIND_BONUS["choice"], 0.0)
         _keep(found, base, versions[index], later, index)
     return list(found.values())
 
