@@ -106,6 +106,12 @@ _NOT_WHEN = r"(?![ \t]+(?:ago|later|earlier|before|after)\b)"
 # After a word that places a month and day in time ("on 3/15", "by 12/1").
 _AFTER_TIME_WORD = after_one_of("on by to for from till until after before")
 #: ``(kind, pattern)``: the ledger takes each span once, the first pattern that reads it wins.
+# A determiner or a pronoun: what follows "of" when a quantity's substance is not named.
+_DETERMINER = (
+    r"(?:the|a|an|my|your|our|his|her|their|its|it|this|that|these|those|them|us|you|me"
+    r"|which|what|whom|whose|all|each|both|any|some)"
+)
+
 VALUE_PATTERNS: list[tuple[str, re.Pattern[str]]] = [
     *SPOKEN_PATTERNS,  # the longer spoken forms first ("5:30 in the evening" over "5:30")
     *SPOKEN_COUNTS,
@@ -343,12 +349,15 @@ VALUE_PATTERNS: list[tuple[str, re.Pattern[str]]] = [
         ),
     ),
     # A quantity with its unit ("1000 mg", "42 U/L", "1.25 kg", "10-20 mg", "2-3k"), not an
-    # ordinal ("21st"); an area or a volume ("850 sq ft", "sq. m", "1,200 square feet").
+    # ordinal ("21st"); an area or a volume ("850 sq ft", "sq. m", "1,200 square feet"); with
+    # what it measures after "of", a word in small letters ("20mg of lisinopril", "500 g of
+    # flour"; not "5 kg of the"; "24 hours of booking" is a count, not read here).
     (
         "quantity",
         re.compile(
             rf"(?<![\w.,:/])(?:\d+(?:[.,]\d+)*\s?[-–]\s?)?\d+(?:[.,]\d+)*\s?"
-            rf"(?:{_UNIT}(?:\.?\s(?![a-z]*[aeiouy])[a-z]{{2,3}}\b)?|(?i:square|cubic)\s+[a-z]{{4,11}})(?![\w/])",
+            rf"(?:{_UNIT}(?:\.?\s(?![a-z]*[aeiouy])[a-z]{{2,3}}\b)?|(?i:square|cubic)\s+[a-z]{{4,11}})(?![\w/])"
+            rf"(?:\s+of\s+(?!{_DETERMINER}\b)[a-z]{{3,}}(?:-[a-z]+)?\b)?",
             CJK_RUNS_ON,
         ),
     ),

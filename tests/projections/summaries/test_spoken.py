@@ -311,6 +311,15 @@ def test_a_quantitys_unit_is_a_symbol_not_a_word() -> None:
     assert ("number", "9 to 5") not in [(k, v) for k, v, _ in text_values("open 9 to 5")]
 
 
+def test_a_quantity_keeps_what_it_measures_after_of() -> None:
+    # "20mg of lisinopril": the dose and its drug are one value; a determiner or a relative
+    # pronoun after "of" names no substance
+    found = [(k, v) for k, v, _ in text_values("I take 20mg of lisinopril, and 2 tbsp of sugar.")]
+    assert found == [("quantity", "20mg of lisinopril"), ("quantity", "2 tbsp of sugar")]
+    for text, quantity in (("5 kg of which", "5 kg"), ("20 mg of the pills", "20 mg")):
+        assert ("quantity", quantity) in [(k, v) for k, v, _ in text_values(text)], text
+
+
 def test_a_name_takes_a_small_number_not_a_time_or_a_decimal() -> None:
     for text, name in (
         ("the Meeting 10 am sharp", "Meeting"),
