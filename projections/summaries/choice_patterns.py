@@ -23,11 +23,15 @@ __all__ = ["CHOICES", "CHOICE_KEY", "NOT_A_TOPIC", "choice_key"]
 # "I'd like", "we would prefer", "I'll take", "I'd rather have", "I really love", and asked:
 # "can I get", "could we have". "Have" and "get" choose only after a modal ("I'll have the
 # soup"; "I have a dog" and "I get a lot of calls" state no choice).
+# With the verb of getting it after "to" ("I want to book a table", "I'd like to rent a car",
+# "we need to find a museum"), or looking for it ("I'm looking for a guesthouse").
 _ADVERB = r"(?:\s+(?:really|rather|just|also|definitely|probably|much))?"
-_VERB = r"(?:like|love|enjoy|prefer|want|need|choose|pick|order|take|go\s+with)"
+_TO_GET = r"(?:\s+to\s+(?:find|book|get|reserve|rent|buy|order|visit|see|try|have|take))?"
+_VERB = rf"(?:(?:like|love|want|need|prefer){_TO_GET}|enjoy|choose|pick|order|take|go\s+with)"
+_LOOKING = r"(?:['’](?:m|re)|\s+(?:am|are))\s+(?:looking|searching)\s+for"
 _CHOOSER = (
     r"(?:\b(?:I|[Ww]e)(?:(?:['’](?:d|ll)|\s+(?:would|will|can|could))"
-    rf"{_ADVERB}\s+(?:{_VERB}|have|get)|{_ADVERB}\s+{_VERB})"
+    rf"{_ADVERB}\s+(?:{_VERB}|have|get)|{_ADVERB}\s+{_VERB}|{_LOOKING})"
     r"|\b(?:[Cc]an|[Cc]ould|[Mm]ay)\s+(?:I|we)\s+(?:have|get|order))\s+"
 )
 # Paying by a means: "pay with my credit card", "paying by paypal", "I'll pay using cash";
@@ -64,7 +68,7 @@ _LIGHT_WORDS = (  # noqa: SIM905
     "going gone went get gets getting got gotten make makes making made take takes taking took "
     "taken see sees seeing saw seen feel feels feeling felt come comes coming came keep keeping "
     "kept let know knowing think thinking say saying "
-    "help assistance advice information info details care place part note look chance"
+    "help assistance advice information info details care part note look chance"
 ).split()
 _CLOSED = one_of(_CLOSED_WORDS)
 _NOT_A_THING = one_of(_CLOSED_WORDS + _LIGHT_WORDS)
@@ -76,7 +80,7 @@ _MODALS_AND_CHOOSING = (  # noqa: SIM905
 #: the verbs of choosing.
 NOT_A_TOPIC = frozenset(_CLOSED_WORDS + _LIGHT_WORDS + _MODALS_AND_CHOOSING)
 # A word of the chosen thing: small letters (a hyphenated compound is one word: "non-smoking"),
-# none of the closed classes ("take care", "take place" are idioms, not choices); after the
+# none of the closed classes ("take care", "take part" are idioms, not choices); after the
 # first, no participle (it opens a clause of its own: "my credit card ending in 4421",
 # "flights based on price"): a word in "-ed" after a consonant ("bed", "red" and "speed" are
 # none), or in "-ing" before a preposition ("a king bed", "the morning flight" are things).

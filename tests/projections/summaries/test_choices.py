@@ -31,6 +31,10 @@ from tests.projections.summaries.reading import values_read
         ("Change my seat to an aisle, thanks.", "aisle"),
         ("Book us a quiet table for Friday.", "quiet table"),
         ("I love pottery and painting.", "pottery"),
+        ("I'm looking for a guesthouse in the north.", "guesthouse"),
+        ("Can you find me an expensive place to eat?", "expensive place"),
+        ("I want to find a museum in the centre of town.", "museum"),
+        ("I'd like to rent a car for the weekend", "car"),
     ],
 )
 def test_a_choice_is_read_by_the_sentence_that_states_it(text: str, choice: str) -> None:
@@ -48,6 +52,7 @@ def test_a_choice_is_read_by_the_sentence_that_states_it(text: str, choice: str)
         "I need some help with my booking.",  # what anyone asks a service for
         "I'll get back to you.",  # a particle
         "I'll take care of it.",  # an idiom
+        "I need to get back home.",  # a particle after the verb of getting
     ],
 )
 def test_what_only_looks_like_a_choice_is_not_read(text: str) -> None:
