@@ -107,6 +107,21 @@ CHOICES: list[tuple[str, re.Pattern[str]]] = [
             rf"(?P<value>{_WORD}(?:{_NEXT_WORD}){{0,2}}){_PHRASE_END}"
         ),
     ),
+    # A part of town by its compass point, wherever it is asked for: "in the north", "on the
+    # east side", "in the city centre" (the points are a closed class; "in the morning" has
+    # the same form, so a word is no area).
+    (
+        "choice",
+        re.compile(
+            r"\b(?:in|on|around)\s+the\s+(?P<value>(?:north|south)(?:[- ]?(?:east|west))?"
+            r"|east|west|(?:city\s+|town\s+)?cent(?:re|er))\b(?!-)"
+        ),
+    ),
+    # What a place serves: "serving italian food", "that serves indian" (the word after it).
+    (
+        "choice",
+        re.compile(rf"\bserv(?:ing|es)\s+(?P<value>{_WORD}(?:{SPACE}+food)?){_PHRASE_END}"),
+    ),
 ]
 
 #: The key of a choice's value opens with this ("choice.prefer: window seat"): a choice says

@@ -41,6 +41,14 @@ def test_a_choice_is_read_by_the_sentence_that_states_it(text: str, choice: str)
     assert ("choice", choice) in values_read(text), values_read(text)
 
 
+def test_an_area_by_its_compass_point_and_what_a_place_serves() -> None:
+    text = "A cheap restaurant in the city centre serving italian food, or one in the north."
+    choices = [value for kind, value in values_read(text) if kind == "choice"]
+    assert sorted(choices) == ["city centre", "italian food", "north"], values_read(text)
+    for text in ("Call me in the morning.", "The center of town.", "They are serving the best"):
+        assert [v for k, v in values_read(text) if k == "choice"] == [], text
+
+
 @pytest.mark.parametrize(
     "text",
     [
