@@ -95,6 +95,14 @@ _NEXT_WORD = rf"{SPACE}+(?!{_PARTICIPLE}){_WORD}"
 # bed on a high floor", "the salmon, medium rare", "an aisle seat please").
 _PHRASE_END = rf"(?={SPACE}*(?:[,.!?;:)\n]|$)|{SPACE}+(?:{_CLOSED}\b|{_PARTICIPLE}))"
 
+# A past participle alone is no thing chosen ("I want to get refunded").
+_LONE_PARTICIPLE = rf"[a-z]+[b-df-hj-np-tv-z]ed{_PHRASE_END}"
+# What opens a sentence without naming a thing ("That is fine", "It works", "Either is fine").
+_PRONOUN = (
+    r"(?i:that|this|these|those|it|everything|anything|something|all|either|both|whatever"
+    r"|nothing|which|such|some|most|many|any)"
+)
+
 #: The patterns: a determiner or a possessive may open the chosen thing and is not part of it
 #: (the value is the thing: "window seat", not "a window seat"); one to three words, and the
 #: phrase must end there ("I need a quiet room facing the garden" states more than a choice,
@@ -104,7 +112,19 @@ CHOICES: list[tuple[str, re.Pattern[str]]] = [
         "choice",
         re.compile(
             rf"(?:{_CHOOSER}|{_PAYER}|{_FOR_ME}|{_CHANGED_TO})(?:(?:a|an|the|some|my|our|your){SPACE}+)?"
-            rf"(?P<value>{_WORD}(?:{_NEXT_WORD}){{0,2}}){_PHRASE_END}"
+            rf"(?P<value>(?!{_LONE_PARTICIPLE}){_WORD}(?:{_NEXT_WORD}){{0,2}}){_PHRASE_END}"
+        ),
+    ),
+    # Accepted rather than asked for, at a sentence's start: "Economy is fine", "Window sounds
+    # good", "The aisle would be great" (the acceptance is a closed class; "That is fine" and
+    # "It works" name nothing).
+    (
+        "choice",
+        re.compile(
+            rf"(?:(?<![^\n])|(?<=[.!?]\s))(?:(?:[Tt]he|[Aa]n?|[Mm]y|[Oo]ur){SPACE}+)?"
+            rf"(?!{_PRONOUN}\b)(?P<value>[A-Za-z][a-z]+(?:[- ](?!{_NOT_A_THING}\b)[a-z]+){{0,2}})"
+            rf"{SPACE}+(?:is|are|would{SPACE}+be|sounds|works|will{SPACE}+do){SPACE}+"
+            r"(?:fine|good|great|perfect|ok|okay|best)\b"
         ),
     ),
     # A part of town by its compass point, wherever it is asked for: "in the north", "on the

@@ -41,6 +41,17 @@ def test_a_choice_is_read_by_the_sentence_that_states_it(text: str, choice: str)
     assert ("choice", choice) in values_read(text), values_read(text)
 
 
+def test_a_choice_accepted_at_a_sentences_start() -> None:
+    for text, choice in (
+        ("Economy is fine.", "Economy"),
+        ("OK. Business class is perfect", "Business class"),
+        ("The aisle would be great", "aisle"),
+    ):
+        assert ("choice", choice) in values_read(text), values_read(text)
+    for text in ("That is fine", "Either is fine", "Those dates are great", "It works for me."):
+        assert [v for k, v in values_read(text) if k == "choice"] == [], text
+
+
 def test_an_area_by_its_compass_point_and_what_a_place_serves() -> None:
     text = "A cheap restaurant in the city centre serving italian food, or one in the north."
     choices = [value for kind, value in values_read(text) if kind == "choice"]
@@ -61,6 +72,7 @@ def test_an_area_by_its_compass_point_and_what_a_place_serves() -> None:
         "I'll get back to you.",  # a particle
         "I'll take care of it.",  # an idiom
         "I need to get back home.",  # a particle after the verb of getting
+        "I want to get refunded.",  # a participle alone
     ],
 )
 def test_what_only_looks_like_a_choice_is_not_read(text: str) -> None:
