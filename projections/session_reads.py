@@ -26,7 +26,7 @@ from projections.session.needs import (
     group_indexes,
     recall_needs,
     served_groups,
-    summary_yield_groups,
+    summary_yield_needs,
 )
 from projections.session.render import OverBudget, RenderedContext, fit_plan, render
 from projections.session.state import SessionState
@@ -145,12 +145,9 @@ class SessionReads(RecallReads):
                 options = recall if isinstance(recall, RecallOptions) else RecallOptions()
                 found = await self._recall(cut, options)
                 more = recall_needs(cut, found, {group for group, _ in plan.chosen})
-                if found.summary_yields and cut.summary() is not None:
-                    # what the render reads if the summary yields
-                    bare, kept = summary_yield_groups(cut, budget, keep_groups)
-                    groups |= bare
-                    more |= group_indexes(cut, bare) | recall_needs(cut, found, kept)
-                cut = await self.with_bodies(cut, needs | more)
+                bare, yielded = summary_yield_needs(cut, budget, keep_groups, found)
+                groups |= bare
+                cut = await self.with_bodies(cut, needs | more | yielded)
                 check_groups(cut, groups)
                 return render(
                     cut,

@@ -23,7 +23,7 @@ __all__ = [
     "group_indexes",
     "recall_needs",
     "served_groups",
-    "summary_yield_groups",
+    "summary_yield_needs",
 ]
 
 
@@ -56,16 +56,20 @@ def recall_needs(cut: Cut, recall: Recall, served: set[int]) -> set[int]:
     return group_indexes(cut, (group for group, _ in candidate_groups(cut, recall, served)))
 
 
-def summary_yield_groups(cut: Cut, budget: Budget, keep_groups: int) -> tuple[set[int], set[int]]:
+def summary_yield_needs(
+    cut: Cut, budget: Budget, keep_groups: int, recall: Recall
+) -> tuple[set[int], set[int]]:
     """A render with recall whose summary may yield (:mod:`projections.session.recall_render`):
     the groups the same render without the summary serves (as :func:`served_groups`), and the
-    groups its plan keeps; empty when no summary is served."""
-    if cut.summary() is None:
+    message indexes it reads (those groups' and its block's candidates); both empty when no
+    summary is served or it may not yield."""
+    if not recall.summary_yields or cut.summary() is None:
         return set(), set()
     bare = without_summary(cut)
     plan, _ = fit_plan(bare, budget, keep_groups=keep_groups)
     kept = {group for group, _ in plan.chosen}
-    return served_groups(bare, kept), kept
+    groups = served_groups(bare, kept)
+    return groups, group_indexes(cut, groups) | recall_needs(cut, recall, kept)
 
 
 def compaction_needs(cut: Cut) -> set[int]:

@@ -79,14 +79,10 @@ class Recall:
     #: whether the counter a render is given counts the block as the sum of its lines (each
     #: with its newline) and frame (:func:`projections.context.tokens.lines_add_up`)
     lines_add_up: bool = False
-    # Every group's score as of a cut (its version and length): a render reads it twice, to
-    # fetch the candidates' bodies and to choose its block (a group's score does not depend on
-    # what else is served).
-    _scores: dict[tuple[int, int], dict[int, float]] = field(
-        default_factory=dict, init=False, compare=False, repr=False
-    )
-    # The same scores ranked, best first (ties: the newer group): the candidates outside any
-    # taken set are this list's first free entries, without sorting again.
+    # Every group's score as of a cut (its version and length), ranked best first (ties: the
+    # newer group): a render reads it to fetch the candidates' bodies and again to choose its
+    # block, and the candidates outside any taken set are this list's first free entries (a
+    # group's score does not depend on what else is served).
     _ranked: dict[tuple[int, int], list[tuple[int, float]]] = field(
         default_factory=dict, init=False, compare=False, repr=False
     )
@@ -97,19 +93,12 @@ class Recall:
         default_factory=dict, init=False, compare=False, repr=False
     )
 
-    def scores(self, cut: Cut) -> dict[int, float]:
-        """Each group's score as of ``cut``: its best hit's, or a share of a nearby hit's
-        (:data:`NEARBY_WEIGHTS`)."""
-        key = (cut.version, cut.count)
-        if key not in self._scores:
-            self._scores[key] = _group_scores(cut, self)
-        return self._scores[key]
-
     def ranked(self, cut: Cut) -> list[tuple[int, float]]:
-        """:meth:`scores` as ``(group, score)``, best first (ties: the newer group first)."""
+        """Each group's score as of ``cut`` (its best hit's, or a share of a nearby hit's:
+        :data:`NEARBY_WEIGHTS`) as ``(group, score)``, best first (ties: the newer group)."""
         key = (cut.version, cut.count)
         if key not in self._ranked:
-            scored = self.scores(cut).items()
+            scored = _group_scores(cut, self).items()
             self._ranked[key] = sorted(scored, key=lambda item: (-item[1], -item[0]))
         return self._ranked[key]
 

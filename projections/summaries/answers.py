@@ -16,7 +16,7 @@ from collections.abc import Iterator, Sequence
 
 from projections.context.messages import Message, text_of
 from projections.summaries.choice_patterns import NOT_A_TOPIC, choice_key
-from projections.summaries.normalize import terms
+from projections.summaries.extract import key_words
 
 __all__ = ["short_answers"]
 
@@ -29,9 +29,9 @@ _LEADING = re.compile(r"(?i)^(?:sure|ok|okay|well|hmm|um)[\s,]+(?=\S)")
 _CLAUSE_END = re.compile(r"[,.;!?\n]")
 
 
-def short_answers(messages: Sequence[Message]) -> Iterator[tuple[int, str, str, int]]:
-    """``(index, key, value, start)`` for each user turn that answers the assistant turn
-    before it in a few words: ``value`` is the answer as the turn says it, from ``start``."""
+def short_answers(messages: Sequence[Message]) -> Iterator[tuple[int, str, str]]:
+    """``(index, key, value)`` for each user turn that answers the assistant turn before it
+    in a few words: ``value`` is the answer as the turn says it."""
     for index in range(1, len(messages)):
         message, before = messages[index], messages[index - 1]
         if message.role != "user" or before.role != "assistant":
@@ -39,10 +39,10 @@ def short_answers(messages: Sequence[Message]) -> Iterator[tuple[int, str, str, 
         question = _last_question(text_of(before))
         if question is None:
             continue
-        found = _answer(text_of(message))
-        if found is not None:
-            value, start = found
-            yield index, choice_key(_topic(question)), value, start
+        value = _answer(text_of(message))
+        if value is not None:
+            key = choice_key(".".join(key_words(question, NOT_A_TOPIC)) or "answer")
+            yield index, key, value
 
 
 def _last_question(text: str) -> str | None:
@@ -54,8 +54,8 @@ def _last_question(text: str) -> str | None:
     return text[start : end + 1].strip()
 
 
-def _answer(text: str) -> tuple[str, int] | None:
-    """The answer in a short reply, and where it starts (None: not a short reply)."""
+def _answer(text: str) -> str | None:
+    """The answer in a short reply (None: not a short reply)."""
     stripped = text.strip()
     if not stripped or len(stripped) > _MAX_CHARS or len(stripped.split()) > _MAX_WORDS:
         return None
@@ -66,14 +66,4 @@ def _answer(text: str) -> tuple[str, int] | None:
     body = _TRAILING.sub("", body)
     cut = _CLAUSE_END.search(body)
     value = (body[: cut.start()] if cut else body).strip()
-    if not value:
-        return None
-    return value, text.find(value)
-
-
-def _topic(question: str) -> str:
-    """The question's first three terms that name something, in order, as a key's label."""
-    lowered = question.lower()
-    named = (t for t in terms(question) if not t[0].isdigit() and t not in NOT_A_TOPIC)
-    words = sorted(named, key=lambda term: (lowered.find(term), term))[:3]
-    return ".".join(words) or "answer"
+    return value or None

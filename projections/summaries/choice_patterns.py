@@ -17,7 +17,7 @@ import re
 from projections.summaries.name_patterns import SPACE
 from projections.summaries.spoken import one_of
 
-__all__ = ["CHOICES", "CHOICE_KEY", "NOT_A_TOPIC", "choice_key"]
+__all__ = ["CHOICES", "CHOICE_KEY", "CLOSED", "NOT_A_TOPIC", "choice_key"]
 
 # A verb of choosing or preferring after "I" or "we", its modal or contraction included:
 # "I'd like", "we would prefer", "I'll take", "I'd rather have", "I really love", and asked:
@@ -58,7 +58,7 @@ _CLOSED_WORDS = (  # noqa: SIM905
     "into onto over under after before instead too also very really just only still even "
     "again please now then there here today tonight tomorrow yesterday next last not no yes "
     "though anyway anyways somehow lot lots bit little few couple way kind sort thing things "
-    "time"
+    "time either neither most"
 ).split()
 # The light verbs, in every form: after "like" or "love" they open a verb phrase, not a thing
 # ("I love going to the beach", "I'd like being home", "we need been"); and what anyone asks a
@@ -70,7 +70,8 @@ _LIGHT_WORDS = (  # noqa: SIM905
     "kept let know knowing think thinking say saying "
     "help assistance advice information info details care part note look chance"
 ).split()
-_CLOSED = one_of(_CLOSED_WORDS)
+#: A word of those closed classes (what follows "of" when a quantity names no substance).
+CLOSED = one_of(_CLOSED_WORDS)
 _NOT_A_THING = one_of(_CLOSED_WORDS + _LIGHT_WORDS)
 _MODALS_AND_CHOOSING = (  # noqa: SIM905
     "would will shall should could can may might must like love prefer want need choose pick order"
@@ -93,15 +94,10 @@ _NEXT_WORD = rf"{SPACE}+(?!{_PARTICIPLE}){_WORD}"
 # Where the chosen thing ends: the clause's end (within a line: a list's next line is not the
 # phrase's end), or a closed-class word or a participle that opens the next phrase ("a king
 # bed on a high floor", "the salmon, medium rare", "an aisle seat please").
-_PHRASE_END = rf"(?={SPACE}*(?:[,.!?;:)\n]|$)|{SPACE}+(?:{_CLOSED}\b|{_PARTICIPLE}))"
+_PHRASE_END = rf"(?={SPACE}*(?:[,.!?;:)\n]|$)|{SPACE}+(?:{CLOSED}\b|{_PARTICIPLE}))"
 
 # A past participle alone is no thing chosen ("I want to get refunded").
 _LONE_PARTICIPLE = rf"[a-z]+[b-df-hj-np-tv-z]ed{_PHRASE_END}"
-# What opens a sentence without naming a thing ("That is fine", "It works", "Either is fine").
-_PRONOUN = (
-    r"(?i:that|this|these|those|it|everything|anything|something|all|either|both|whatever"
-    r"|nothing|which|such|some|most|many|any)"
-)
 
 #: The patterns: a determiner or a possessive may open the chosen thing and is not part of it
 #: (the value is the thing: "window seat", not "a window seat"); one to three words, and the
@@ -122,7 +118,9 @@ CHOICES: list[tuple[str, re.Pattern[str]]] = [
         "choice",
         re.compile(
             rf"(?:(?<![^\n])|(?<=[.!?]\s))(?:(?:[Tt]he|[Aa]n?|[Mm]y|[Oo]ur){SPACE}+)?"
-            rf"(?!{_PRONOUN}\b)(?P<value>[A-Za-z][a-z]+(?:[- ](?!{_NOT_A_THING}\b)[a-z]+){{0,2}})"
+            # (a closed-class word opens no thing: "That is fine", "It works", "Either is fine")
+            rf"(?!(?i:{CLOSED})\b)"
+            rf"(?P<value>[A-Za-z][a-z]+(?:[- ](?!{_NOT_A_THING}\b)[a-z]+){{0,2}})"
             rf"{SPACE}+(?:is|are|would{SPACE}+be|sounds|works|will{SPACE}+do){SPACE}+"
             r"(?:fine|good|great|perfect|ok|okay|best)\b"
         ),

@@ -58,12 +58,18 @@ class Extracted:
 def meaning_key(role: str, clause: str) -> str:
     """A key for a fact from its content terms (``user.insurance.want``): the same statement
     gets the same key, so a newer one supersedes it."""
+    words = key_words(clause)
+    return ".".join([role, *words]) if words else f"{role}.statement"
+
+
+def key_words(clause: str, skip: frozenset[str] = frozenset()) -> list[str]:
+    """A clause's first three content terms that are not numbers (nor in ``skip``), in the
+    order the clause says them: what a key is made of."""
     lowered = clause.lower()
     # In the order the clause says them; two terms found at one place ("bag" in "baggage")
     # in their own order, never the set's (which moves with the hash seed).
-    ordered = sorted(terms(clause), key=lambda term: (lowered.find(term), term))
-    words = [t for t in ordered if not t[0].isdigit()]
-    return ".".join([role, *words[:3]]) if words else f"{role}.statement"
+    named = (t for t in terms(clause) if not t[0].isdigit() and t not in skip)
+    return sorted(named, key=lambda term: (lowered.find(term), term))[:3]
 
 
 def _keep_as_fact(sentence: str) -> bool:

@@ -39,13 +39,16 @@ from projections.summaries.normalize import (
     clauses,
     has_negation,
     is_answered,
-    quantities,
     sentences,
     terms,
 )
 from projections.summaries.schema_v2 import CompactionSummaryV2, Coverage, FactV2, Value
 from projections.summaries.temporal import anchor_relative_dates, message_date
-from projections.summaries.validation import CheckResult, ValidationReport, year_implied
+from projections.summaries.validation import (
+    CheckResult,
+    ValidationReport,
+    unsupported_quantities,
+)
 
 __all__ = ["CHECKS_V2", "validate_summary_v2"]
 
@@ -231,8 +234,7 @@ def _cited_text(versions: list[int], sources: Sources) -> str:
 def _quantity_problems(summary: CompactionSummaryV2, sources: Sources) -> list[str]:
     problems = []
     for what, text, versions in statements(summary):
-        source = quantities(_cited_text(versions, sources))
-        missing = {t for t in quantities(text) - source if not year_implied(t, source)}
+        missing = unsupported_quantities(text, _cited_text(versions, sources))
         if missing:
             problems.append(f"{what} states {', '.join(sorted(missing))}, which its sources do not")
     return problems

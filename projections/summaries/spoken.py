@@ -105,13 +105,11 @@ _MINUTE_WORDS = "(?:" + "|".join(_TEENS_WORDS[1:] + _TENS_WORDS[:4]) + rf")(?:[-
 # What comes before an hour to say the minutes: "half past", "quarter to", "twenty past",
 # "25 past" ("to" only after a half or a quarter: "five to seven" and "5 to 7" are ranges
 # more often than clock times).
-_BEFORE_HOUR = (
-    rf"(?:(?:half|(?:a\s+)?quarter)\s+(?:past|to|after)"
-    rf"|(?:\d{{1,2}}|{SMALL_WORDS})(?:\s+minutes)?\s+past)"
-)
+_MINUTES = rf"(?:\d{{1,2}}|{SMALL_WORDS})(?:\s+minutes)?"
+_BEFORE_HOUR = rf"(?:(?:half|(?:a\s+)?quarter)\s+(?:past|to|after)|{_MINUTES}\s+past)"
 # Before noon or midnight, or an hour with its part of the day, "to" is a clock time
 # whatever the minutes: "ten to midnight", "five to seven tonight".
-_MINUTES_TO = rf"(?:\d{{1,2}}|{SMALL_WORDS})(?:\s+minutes)?\s+to"
+_MINUTES_TO = rf"{_MINUTES}\s+to"
 _SCALE = r"\s+(?:hundred|thousand)(?:\s+(?:and\s+)?" + SMALL_WORDS + r"(?:\s+hundred)?)?"
 #: A number in words, with its hundreds and thousands ("fifteen hundred", "a couple hundred",
 #: "a few thousand").

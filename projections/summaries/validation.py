@@ -167,8 +167,7 @@ def _source_text(ids: Iterable[str], by_id: dict[str, Message]) -> str:
 def _quantity_problems(summary: CompactionSummary, by_id: dict[str, Message]) -> list[str]:
     problems = []
     for fact in summary.facts:
-        source = quantities(_source_text(fact.source_ids, by_id))
-        missing = {t for t in quantities(fact.value) - source if not year_implied(t, source)}
+        missing = unsupported_quantities(fact.value, _source_text(fact.source_ids, by_id))
         if missing:
             problems.append(
                 f"fact {fact.key!r} states {', '.join(sorted(missing))} that its sources do not"
@@ -176,21 +175,38 @@ def _quantity_problems(summary: CompactionSummary, by_id: dict[str, Message]) ->
     return problems
 
 
-def year_implied(token: str, source: set[str]) -> bool:
+def unsupported_quantities(text: str, source_text: str) -> set[str]:
+    """The dates, times, numbers, ordinals and codes of ``text`` (:func:`quantities`) that
+    ``source_text`` does not support: neither holds them nor implies them (a year the sources
+    name elsewhere, the day of an ordinal)."""
+    source = quantities(source_text)
+    return {
+        token
+        for token in quantities(text) - source
+        if not (_year_implied(token, source) or _ordinal_implied(token, source))
+    }
+
+
+def _year_implied(token: str, source: set[str]) -> bool:
     """``date:YYYY-MM-DD`` is supported by ``date:MM-DD`` when the sources name that year
-    elsewhere ("2026 年 9 月 19 日 … 9 月 20 日"); an ordinal ``ord:N`` by the number or a date
-    on day N ("the 6th" by "6" or "June 6")."""
-    ordinal = re.fullmatch(r"ord:(\d+)", token)
-    if ordinal is not None:
-        day = int(ordinal.group(1))
-        return f"num:{day}" in source or any(
-            t.startswith("date:") and t.endswith(f"-{day:02d}") for t in source
-        )
+    elsewhere ("2026 年 9 月 19 日 … 9 月 20 日")."""
     match = re.fullmatch(r"date:(\d{4})-(\d{2}-\d{2})", token)
     if match is None or f"date:{match.group(2)}" not in source:
         return False
     year = match.group(1)
     return f"num:{year}" in source or any(t.startswith(f"date:{year}-") for t in source)
+
+
+def _ordinal_implied(token: str, source: set[str]) -> bool:
+    """``ord:N`` is supported by the number N or a date on day N ("the 6th" by "6" or
+    "June 6")."""
+    match = re.fullmatch(r"ord:(\d+)", token)
+    if match is None:
+        return False
+    day = int(match.group(1))
+    return f"num:{day}" in source or any(
+        t.startswith("date:") and t.endswith(f"-{day:02d}") for t in source
+    )
 
 
 def _negation_problems(summary: CompactionSummary, by_id: dict[str, Message]) -> list[str]:

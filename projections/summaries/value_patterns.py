@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import re
 
-from projections.summaries.choice_patterns import CHOICES
+from projections.summaries.choice_patterns import CHOICES, CLOSED
 from projections.summaries.count_patterns import PLURAL_COUNTS, SPOKEN_COUNTS
 from projections.summaries.name_patterns import (
     INITIALS,
@@ -106,12 +106,6 @@ _NOT_WHEN = r"(?![ \t]+(?:ago|later|earlier|before|after)\b)"
 # After a word that places a month and day in time ("on 3/15", "by 12/1").
 _AFTER_TIME_WORD = after_one_of("on by to for from till until after before")
 #: ``(kind, pattern)``: the ledger takes each span once, the first pattern that reads it wins.
-# A determiner or a pronoun: what follows "of" when a quantity's substance is not named.
-_DETERMINER = (
-    r"(?:the|a|an|my|your|our|his|her|their|its|it|this|that|these|those|them|us|you|me"
-    r"|which|what|whom|whose|all|each|both|any|some)"
-)
-
 VALUE_PATTERNS: list[tuple[str, re.Pattern[str]]] = [
     *SPOKEN_PATTERNS,  # the longer spoken forms first ("5:30 in the evening" over "5:30")
     *SPOKEN_COUNTS,
@@ -357,7 +351,7 @@ VALUE_PATTERNS: list[tuple[str, re.Pattern[str]]] = [
         re.compile(
             rf"(?<![\w.,:/])(?:\d+(?:[.,]\d+)*\s?[-–]\s?)?\d+(?:[.,]\d+)*\s?"
             rf"(?:{_UNIT}(?:\.?\s(?![a-z]*[aeiouy])[a-z]{{2,3}}\b)?|(?i:square|cubic)\s+[a-z]{{4,11}})(?![\w/])"
-            rf"(?:\s+of\s+(?!{_DETERMINER}\b)[a-z]{{3,}}(?:-[a-z]+)?\b)?",
+            rf"(?:\s+of\s+(?!{CLOSED}\b)[a-z]{{3,}}(?:-[a-z]+)?\b)?",
             CJK_RUNS_ON,
         ),
     ),

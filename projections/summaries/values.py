@@ -142,14 +142,15 @@ def _typed_values(text: str) -> Iterator[tuple[str, str, int]]:
                 continue
             # (a pattern that reads its value out of a phrase names it: the choice in "I'd
             # like a window seat" is "window seat")
-            if "value" in pattern.groupindex:
-                start = match.start("value")
-            value = match.group("value" if "value" in pattern.groupindex else 0).strip()
+            group = "value" if "value" in pattern.groupindex else 0
+            said = match.group(group)
+            value = said.strip()
             if kind == "code" and value in _COMMON_CAPS:
                 continue
+            start = match.start(group)
             if kind == "tally" and _NAME_BEFORE.search(text, max(0, start - 32), start):
                 continue  # a name's number, read by the patterns after: no tally
-            start = start + text[start : match.end()].find(value)
+            start += said.find(value)
             end = start + len(value)
             if _GLUED.match(text[start - 1 : start]) or _GLUED.match(text[end : end + 1]):
                 continue  # part of a longer token: the gate checks whole tokens
@@ -296,7 +297,7 @@ def value_candidates(messages: Sequence[Message], versions: Sequence[int]) -> li
         _keep(found, base, versions[index], later, index)
     # A user's few words after the agent's question ("Economy, please.", "No, thanks."): the
     # choice they state, ranked as one (``answers``).
-    for index, key, value, _ in short_answers(messages):
+    for index, key, value in short_answers(messages):
         base = _Base(key, value, None, "choice", _ORIGIN["user"] + _KIND_BONUS["choice"], 0.0)
         _keep(found, base, versions[index], later, index)
     return list(found.values())

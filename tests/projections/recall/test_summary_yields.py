@@ -40,10 +40,7 @@ async def notes() -> AsyncIterator[Session]:
 
 
 async def write_notes(session: Session) -> None:
-    notes = [TOPICS[k % len(TOPICS)] + f" Note {k}." for k in range(24)]
-    await session.append(
-        [{"id": f"n{k}", "role": "user", "content": n} for k, n in enumerate(notes)]
-    )
+    await write_notes_only(session)
     history = sum((await session.state()).tokens.values())
     committed = await session.compact(budget(history // 4), keep_groups=1, target=1.0)
     assert committed.result in ("committed", "partial")
@@ -122,3 +119,33 @@ async def test_the_console_script_says_when_the_summary_yielded(tmp_path: Path) 
     manifest = json.loads(kept.stdout)["manifest"]
     assert manifest["summary_version"] == 1
     assert manifest["summary_yielded"] is None
+
+
+async def test_only_a_summary_that_may_yield_makes_a_render_read_more(notes: Session) -> None:
+    # What a yielding summary's render would read is fetched only when a summary is served and
+    # may yield: no summary, or summary_yields=False, reads nothing more
+    from projections.session.needs import summary_yield_needs
+    from projections.session.recall_block import Recall, RecallHit
+
+    room = await small(notes)
+    hits = [RecallHit("n0", 2.0), RecallHit("n6", 1.0)]
+    cut = (await notes.latest()).cut()
+    assert cut.summary() is not None
+    groups, indexes = summary_yield_needs(cut, room, 1, Recall("daycare", hits))
+    assert groups
+    assert indexes
+    held = Recall("daycare", hits, summary_yields=False)
+    assert summary_yield_needs(cut, room, 1, held) == (set(), set())
+    async with EventStore.open("memory://") as store:
+        plain = Ledger(store).session("acme", "plain")
+        await write_notes_only(plain)
+        bare = (await plain.latest()).cut()
+        assert bare.summary() is None
+        assert summary_yield_needs(bare, room, 1, Recall("daycare", hits)) == (set(), set())
+
+
+async def write_notes_only(session: Session) -> None:
+    notes = [TOPICS[k % len(TOPICS)] + f" Note {k}." for k in range(24)]
+    await session.append(
+        [{"id": f"n{k}", "role": "user", "content": n} for k, n in enumerate(notes)]
+    )

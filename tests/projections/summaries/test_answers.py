@@ -18,7 +18,7 @@ def asked(question: str, reply: str) -> list[Message]:
 
 
 def answers(question: str, reply: str) -> list[tuple[str, str]]:
-    return [(key, value) for _, key, value, _ in short_answers(asked(question, reply))]
+    return [(key, value) for _, key, value in short_answers(asked(question, reply))]
 
 
 def test_a_short_reply_is_the_choice_it_states_keyed_by_the_question() -> None:
