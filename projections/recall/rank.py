@@ -40,11 +40,13 @@ def bm25(terms: Sequence[str], documents: Sequence[Document], stats: DocumentSta
     hits = []
     for document in documents:
         words = document.terms.split()
-        counts = {term: n for term in weights if (n := words.count(term))}
-        if not counts:
-            continue
         norm = K1 * (1 - B + B * len(words) / average)
-        score = sum(weights[t] * n * (K1 + 1) / (n + norm) for t, n in counts.items())
-        hits.append(Hit(IndexedMessage.of(document), score, tuple(counts)))
+        score, matched = 0.0, []
+        for term, weight in weights.items():  # summed in the query's order, as before
+            if n := words.count(term):
+                score += weight * n * (K1 + 1) / (n + norm)
+                matched.append(term)
+        if matched:
+            hits.append(Hit(IndexedMessage.of(document), score, tuple(matched)))
     hits.sort(key=lambda hit: (-hit.score, -hit.message.position))
     return hits

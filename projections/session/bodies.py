@@ -38,6 +38,7 @@ __all__ = [
     "CachedBodies",
     "HeldBodies",
     "IndexMismatchError",
+    "PackedColumn",
     "body_size",
     "erased_message",
     "runs_of",
@@ -202,15 +203,21 @@ class CachedBodies:
         self.cache.put((self.tenant_id, self.stream_id, version), message)
 
 
+class PackedColumn(TextColumn, Protocol):
+    """A column of fixed-width values, read as text or as its packed bytes."""
+
+    def raw(self, index: int) -> bytes: ...
+
+
 class IndexRows(Protocol):
     """What :func:`fetch_bodies` checks a read event against: the index's rows."""
 
     @property
     def message_versions(self) -> Sequence[int]: ...
     @property
-    def message_hashes(self) -> TextColumn: ...
+    def message_hashes(self) -> PackedColumn: ...
     @property
-    def message_event_ids(self) -> TextColumn: ...
+    def message_event_ids(self) -> PackedColumn: ...
     @property
     def tokens(self) -> TokenColumn: ...
     @property
@@ -277,14 +284,19 @@ def runs_of(indexes: list[int], gap: int = 8) -> list[tuple[int, int]]:
 def _checked_body(rows: IndexRows, index: int, by_version: dict[int, RecordedEvent]) -> Message:
     version = rows.message_versions[index]
     event = by_version.get(version)
-    expected = (rows.message_hashes[index], rows.message_event_ids[index], "MessageAppended")
-    found = (event.hash, str(event.event_id), event.type) if event is not None else None
-    if found != expected:
+    # Compared as the packed bytes the index holds (no hex or UUID text made per row).
+    if (
+        event is None
+        or event.type != "MessageAppended"
+        or event.event_id.bytes != rows.message_event_ids.raw(index)
+        or bytes.fromhex(event.hash) != rows.message_hashes.raw(index)
+    ):
+        found = event and str(event.event_id)
         raise IndexMismatchError(
-            f"message {index} of the index names event {expected[1]} (hash {expected[0][:16]}…) "
-            f"at version {version}; the log holds {found and found[1]} there",
+            f"message {index} of the index names event {rows.message_event_ids[index]} (hash "
+            f"{rows.message_hashes[index][:16]}…) at version {version}; the log holds "
+            f"{found} there",
         )
-    assert event is not None
     if event.data is None:
         return erased_message(version)
     message = Message.model_validate(event.data["message"])

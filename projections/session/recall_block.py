@@ -109,7 +109,7 @@ class Recall:
         tokens with its newline), counted once per render."""
         key = (cut.version, cut.count, group)
         if key not in self._lines:
-            lines = [_line(cut, message) for message in cut.group_messages(group)]
+            lines = [_line(cut, index) for index in range(*cut.span(group, group))]
             self._lines[key] = lines, sum(count(f"{line}\n") for line in lines)
         return self._lines[key]
 
@@ -174,30 +174,25 @@ def _group_scores(cut: Cut, recall: Recall) -> dict[int, float]:
     if not recall.neighbours:
         return scores
     # A group near several hits takes the best of their weighted scores (a group per hit:
-    # the best hit of a group is the one whose share counts).
+    # the best hit of a group is the one whose share counts). Every score here is >= 0, so
+    # ">=" against a default of 0.0 is max() (inline: a few hundred groups, four neighbours).
     carried = dict(scores)
+    groups = cut.groups
     for group, score in scores.items():
-        for nearby, weight in _nearby_groups(cut, group):
-            carried[nearby] = max(carried.get(nearby, 0.0), score * weight)
+        for distance, weight in enumerate(NEARBY_WEIGHTS, 1):
+            share = score * weight
+            for nearby in (group - distance, group + distance):
+                if 0 <= nearby < groups and share >= carried.get(nearby, 0.0):
+                    carried[nearby] = share
     return carried
-
-
-def _nearby_groups(cut: Cut, group: int) -> list[tuple[int, float]]:
-    """The groups one and two away from ``group`` within the cut, with their weights."""
-    return [
-        (nearby, weight)
-        for distance, weight in enumerate(NEARBY_WEIGHTS, 1)
-        for nearby in (group - distance, group + distance)
-        if 0 <= nearby < cut.groups
-    ]
 
 
 def _block(lines: list[str]) -> str:
     return "\n".join([_OPEN, _PREAMBLE, *lines, RECALL_CLOSE])
 
 
-def _line(cut: Cut, message: Message) -> str:
-    version = cut.state.message_versions[cut.state.index_of[message.id]]
+def _line(cut: Cut, index: int) -> str:
+    message, version = cut.message(index), cut.state.message_versions[index]
     label = f"{message.role} {message.name}" if message.name else message.role
     return f"[{escaped_line(message.id)} @{version} {label}] {escaped_line(shown_text(message))}"
 
@@ -212,14 +207,14 @@ def _message(cut: Cut, text: str) -> Message:
 
 
 def _entries(cut: Cut, chosen: dict[int, float]) -> list[dict[str, Any]]:
-    state = cut.state
+    versions = cut.state.message_versions
     return [
         {
-            "message_id": message.id,
-            "version": state.message_versions[state.index_of[message.id]],
+            "message_id": cut.message(index).id,
+            "version": versions[index],
             "group": group,
             "score": round(chosen[group], 4),
         }
         for group in sorted(chosen)
-        for message in cut.group_messages(group)
+        for index in range(*cut.span(group, group))
     ]

@@ -5,15 +5,15 @@ rebuilds the session from the log), never served."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
+from uuid import UUID
 
 import pytest
 
 from eventstore import EventStore
 from projections.ledger import Ledger
-from projections.session.bodies import IndexMismatchError, IndexRows, fetch_bodies
+from projections.session.bodies import IndexMismatchError, IndexRows, PackedColumn, fetch_bodies
 
 STREAM = "session/s"
 
@@ -43,11 +43,25 @@ class SwappedIds:
         return getattr(self.rows, name)
 
     @property
-    def message_event_ids(self) -> Sequence[str]:
-        ids = list(self.rows.message_event_ids)
-        for index, event_id in self.replaced.items():
-            ids[index] = event_id
-        return ids
+    def message_event_ids(self) -> SwappedColumn:
+        return SwappedColumn(self.rows.message_event_ids, self.replaced)
+
+
+@dataclass
+class SwappedColumn:
+    """An event-id column with some rows replaced, read as text or packed bytes."""
+
+    column: PackedColumn
+    replaced: dict[int, str]
+
+    def __getitem__(self, index: int) -> str:
+        return self.replaced.get(index, self.column[index])
+
+    def __len__(self) -> int:
+        return len(self.column)
+
+    def raw(self, index: int) -> bytes:
+        return UUID(self[index]).bytes
 
 
 async def _store(store_url: str) -> tuple[CountingStore, IndexRows]:
