@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 
 from eventstore.recorder import DocumentStats
 
-__all__ = ["StatChanges", "stat_changes", "without_rows"]
+__all__ = ["StatChanges", "rarest_terms", "stat_changes", "without_rows"]
 
 #: A row as the figures see it: its scope and its terms (separated by spaces).
 Row = tuple[str, str]
@@ -71,3 +71,19 @@ def without_rows(stats: DocumentStats, later: Sequence[str]) -> DocumentStats:
         for term in asked & set(words):
             frequencies[term] -= 1
     return DocumentStats(stats.count - len(later), total, frequencies)
+
+
+def rarest_terms(terms: Sequence[str], frequencies: dict[str, int], limit: int) -> list[str]:
+    """The rarest of ``terms`` whose rows together fit ``limit`` (at least the rarest one
+    that occurs): a search's pre-filter then finds every row of those terms, so its order
+    cuts nothing relevant, and a row holding only common terms would rank low anyway. The
+    choice depends only on the figures within the search's bounds, so a search as of an
+    earlier position chooses as it did then."""
+    chosen: list[str] = []
+    total = 0
+    for term in sorted((t for t in terms if frequencies.get(t)), key=lambda t: frequencies[t]):
+        if chosen and total + frequencies[term] > limit:
+            break
+        chosen.append(term)
+        total += frequencies[term]
+    return chosen

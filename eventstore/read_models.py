@@ -101,6 +101,29 @@ class ReadModels:
             validate_tenant(tenant_id), _name(name), terms, scopes=scopes, max_position=max_position
         )
 
+    async def find(
+        self,
+        tenant_id: str,
+        name: str,
+        terms: Sequence[str],
+        *,
+        scopes: Sequence[str] | None = None,
+        limit: int = 100,
+        max_position: int | None = None,
+    ) -> tuple[list[Document], DocumentStats]:
+        """:meth:`stats` for ``terms`` and :meth:`search` for the rarest of them whose rows
+        together fit ``limit`` (at least the rarest that occurs), read in one transaction and
+        one round trip: what a ranking needs."""
+        await self._opened()
+        return await self._store.find_documents(
+            validate_tenant(tenant_id),
+            _name(name),
+            terms,
+            scopes=scopes,
+            limit=limit,
+            max_position=max_position,
+        )
+
     async def read(self, tenant_id: str, name: str, keys: Sequence[str]) -> list[Document]:
         """The rows with these keys."""
         await self._opened()

@@ -283,6 +283,21 @@ class ReadModelStore(Protocol):
         """Row count, total length and per-term row frequencies within the same bounds."""
         ...
 
+    async def find_documents(
+        self,
+        tenant_id: str,
+        name: str,
+        terms: Sequence[str],
+        *,
+        scopes: Sequence[str] | None,
+        limit: int,
+        max_position: int | None = None,
+    ) -> tuple[list[Document], DocumentStats]:
+        """:meth:`document_stats` for ``terms``, and :meth:`search_documents` for the rarest
+        of them whose rows fit ``limit`` (``eventstore.document_stats.rarest_terms``), read
+        in one transaction: the figures and the rows of one moment, in one round trip."""
+        ...
+
     async def read_documents(
         self, tenant_id: str, name: str, keys: Sequence[str]
     ) -> list[Document]:

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from eventstore.document_stats import StatChanges, stat_changes, without_rows
+from eventstore.document_stats import StatChanges, rarest_terms, stat_changes, without_rows
 from eventstore.recorder import Document, DocumentStats
 
 __all__ = ["MemoryReadModels"]
@@ -126,6 +126,27 @@ class MemoryReadModels:
             if d.position > max_position
         ]
         return without_rows(stats, later)
+
+    async def find_documents(
+        self,
+        tenant_id: str,
+        name: str,
+        terms: Sequence[str],
+        *,
+        scopes: Sequence[str] | None,
+        limit: int,
+        max_position: int | None = None,
+    ) -> tuple[list[Document], DocumentStats]:
+        stats = await self.document_stats(
+            tenant_id, name, terms, scopes=scopes, max_position=max_position
+        )
+        chosen = rarest_terms(terms, stats.frequencies, limit)
+        if not chosen:
+            return [], stats
+        found = await self.search_documents(
+            tenant_id, name, chosen, scopes=scopes, limit=limit, max_position=max_position
+        )
+        return found, stats
 
     async def read_documents(
         self, tenant_id: str, name: str, keys: Sequence[str]

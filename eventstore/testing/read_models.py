@@ -86,6 +86,30 @@ class ReadModelContract(StoreFixture):
         scoped_stats = await models.stats("acme", "index", ["200"], scopes=["session/2"])
         assert (scoped_stats.count, scoped_stats.frequencies) == (1, {"200": 1})
 
+    async def test_find_is_the_figures_and_the_rarest_terms_rows(self, store: EventStore) -> None:
+        rows = [
+            document("k1", "train budget", position=1),
+            document("k2", "train paris", position=2),
+            document("k3", "train tea", position=3),
+            document("k4", "paris tea", scope="session/2", position=4),
+        ]
+        models = store.read_models
+        await models.commit("acme", "index", expected_position=0, position=4, upserts=rows)
+        asked = ["train", "paris", "budget", "absent"]
+        for limit, keys in ((1, ["k1"]), (3, ["k4", "k2", "k1"]), (10, ["k4", "k3", "k2", "k1"])):
+            found, stats = await models.find("acme", "index", asked, limit=limit)
+            assert stats == await models.stats("acme", "index", asked)
+            assert [d.key for d in found] == keys  # budget (1), then paris (2), then train (3)
+        found, stats = await models.find("acme", "index", asked, scopes=["session/1"], limit=2)
+        assert [d.key for d in found] == ["k2", "k1"]
+        assert stats.frequencies == {"train": 3, "paris": 1, "budget": 1, "absent": 0}
+        found, stats = await models.find("acme", "index", ["paris"], limit=5, max_position=3)
+        assert ([d.key for d in found], stats.count) == (["k2"], 3)
+        assert await models.find("acme", "index", ["absent"], limit=5) == (
+            [],
+            DocumentStats(4, 8, {"absent": 0}),
+        )
+
     async def test_tenants_and_read_models_are_isolated(self, store: EventStore) -> None:
         models = store.read_models
         await models.commit(

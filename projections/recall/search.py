@@ -114,21 +114,17 @@ class _Search:
     limit: int
 
     async def rows(self, terms: Sequence[str]) -> tuple[list[Document], DocumentStats]:
-        models = self.store.read_models
-        bounds = (self.tenant_id, self.name, terms)
-        stats = await models.stats(*bounds, scopes=self.scopes, max_position=self.max_position)
-        finding = _finding_terms(terms, stats.frequencies, self.limit)
-        if not finding:
-            return [], stats
-        documents = await models.search(
+        """The corpus figures and the rows of the rarest terms whose rows fit the limit (so
+        nothing relevant is cut by the pre-filter's order: a row holding only common terms
+        would rank low anyway; it is still scored on every term), in one read."""
+        return await self.store.read_models.find(
             self.tenant_id,
             self.name,
-            finding,
+            terms,
             scopes=self.scopes,
             limit=self.limit,
             max_position=self.max_position,
         )
-        return documents, stats
 
 
 def _expansion(
@@ -161,19 +157,3 @@ def _fused(hits: Sequence[Hit], expanded: Sequence[Hit]) -> list[Hit]:
     fused = [Hit(scores[key].message, score, scores[key].matched) for key, score in total.items()]
     fused.sort(key=lambda hit: (-hit.score, -hit.message.position))
     return fused
-
-
-def _finding_terms(terms: Sequence[str], frequencies: dict[str, int], limit: int) -> list[str]:
-    """The rarest terms whose rows together fit ``limit``: the rows found are every row of
-    those terms, so nothing relevant is cut by the pre-filter's order; a row holding only
-    common terms would rank low anyway (it is still scored on every term). At least the
-    rarest term is kept. The choice depends only on the counts within the search's bounds,
-    so a search as of an earlier position chooses as it did then."""
-    chosen: list[str] = []
-    total = 0
-    for term in sorted((t for t in terms if frequencies.get(t)), key=lambda t: frequencies[t]):
-        if chosen and total + frequencies[term] > limit:
-            break
-        chosen.append(term)
-        total += frequencies[term]
-    return chosen

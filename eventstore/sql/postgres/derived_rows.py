@@ -145,6 +145,20 @@ class DerivedRows(TenantConnections):
         async with self._transaction(tenant_id, isolation="repeatable_read") as db:
             return await docs.document_stats(db, tenant_id, name, terms, scopes, max_position)
 
+    async def find_documents(
+        self,
+        tenant_id: str,
+        name: str,
+        terms: Sequence[str],
+        *,
+        scopes: Sequence[str] | None,
+        limit: int,
+        max_position: int | None = None,
+    ) -> tuple[list[Document], DocumentStats]:
+        async with self._transaction(tenant_id, isolation="repeatable_read") as db:
+            arguments = (tenant_id, name, terms, scopes, limit, max_position)
+            return await docs.find_documents(db, *arguments)
+
     async def read_documents(
         self, tenant_id: str, name: str, keys: Sequence[str]
     ) -> list[Document]:

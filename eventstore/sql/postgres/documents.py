@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-from eventstore.document_stats import StatChanges, stat_changes, without_rows
+from eventstore.document_stats import StatChanges, rarest_terms, stat_changes, without_rows
 from eventstore.ids import id_bytes, id_text
 from eventstore.recorder import Document, DocumentStats
 from eventstore.sql.postgres.statements import statements
@@ -17,6 +17,7 @@ __all__ = [
     "commit_documents",
     "document_stats",
     "drop_documents_of",
+    "find_documents",
     "read_documents",
     "reset_documents",
     "search_documents",
@@ -165,6 +166,25 @@ async def document_stats(
         return stats
     later = await db.fetch(sql.terms_after, tenant_id, name, scope_list, max_position)
     return without_rows(stats, [row[0] for row in later])
+
+
+async def find_documents(
+    db: asyncpg.Connection,
+    tenant_id: str,
+    name: str,
+    terms: Sequence[str],
+    scopes: Sequence[str] | None,
+    limit: int,
+    max_position: int | None,
+) -> tuple[list[Document], DocumentStats]:
+    """The figures for ``terms`` and the rows of the rarest of them that fit ``limit``, in
+    the caller's (repeatable-read) transaction."""
+    stats = await document_stats(db, tenant_id, name, terms, scopes, max_position)
+    chosen = rarest_terms(terms, stats.frequencies, limit)
+    if not chosen:
+        return [], stats
+    found = await search_documents(db, tenant_id, name, chosen, scopes, limit, max_position)
+    return found, stats
 
 
 async def read_documents(

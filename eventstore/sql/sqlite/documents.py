@@ -6,7 +6,7 @@ import sqlite3
 from collections.abc import Sequence
 from typing import Any
 
-from eventstore.document_stats import StatChanges, stat_changes, without_rows
+from eventstore.document_stats import StatChanges, rarest_terms, stat_changes, without_rows
 from eventstore.ids import id_bytes, id_text
 from eventstore.recorder import Document, DocumentStats
 from eventstore.sql.sqlite.newest_matches import newest_matches, note_order, reset_order
@@ -16,6 +16,7 @@ __all__ = [
     "commit_documents",
     "document_stats",
     "drop_documents_of",
+    "find_documents",
     "read_documents",
     "read_model_position",
     "search_documents",
@@ -199,6 +200,24 @@ def document_stats(
         sql.terms_after.format(scopes=clause), (tenant_id, name, max_position, *scope_args)
     )
     return without_rows(stats, [row[0] for row in later])
+
+
+def find_documents(
+    db: sqlite3.Connection,
+    tenant_id: str,
+    name: str,
+    terms: Sequence[str],
+    scopes: Sequence[str] | None,
+    limit: int,
+    max_position: int | None,
+) -> tuple[list[Document], DocumentStats]:
+    """The figures for ``terms`` and the rows of the rarest of them that fit ``limit``, in
+    the caller's read transaction (the recorder's ``find_documents``)."""
+    stats = document_stats(db, tenant_id, name, terms, scopes, max_position)
+    chosen = rarest_terms(terms, stats.frequencies, limit)
+    if not chosen:
+        return [], stats
+    return search_documents(db, tenant_id, name, chosen, scopes, limit, max_position), stats
 
 
 def read_documents(

@@ -361,6 +361,19 @@ class SqliteRecorder:
         arguments = (tenant_id, name, list(terms), scopes, max_position)
         return await self._read(worker.in_read_transaction(docs.document_stats), *arguments)
 
+    async def find_documents(
+        self,
+        tenant_id: str,
+        name: str,
+        terms: Sequence[str],
+        *,
+        scopes: Sequence[str] | None,
+        limit: int,
+        max_position: int | None = None,
+    ) -> tuple[list[Document], DocumentStats]:
+        arguments = (tenant_id, name, list(terms), scopes, limit, max_position)
+        return await self._read(worker.in_read_transaction(docs.find_documents), *arguments)
+
     async def read_documents(
         self, tenant_id: str, name: str, keys: Sequence[str]
     ) -> list[Document]:
