@@ -276,8 +276,10 @@ def _values_by_source(values: list[tuple[float, Value]]) -> dict[int, list[str]]
     anchored from it)."""
     said: dict[int, list[str]] = {}
     for _, value in values:
-        if value.key.partition(".")[0] == CHOICE_KEY:
-            continue  # a choice is said by its statement: it makes no statement rank higher
+        if value.path is None and value.key.partition(".")[0] == CHOICE_KEY:
+            # A choice is said by its statement: it makes no statement rank higher. (A tool
+            # result's value has a JSON path, and its key may open with "choice" too.)
+            continue
         said.setdefault(value.src, []).append(value.anchor or value.value)
     return said
 

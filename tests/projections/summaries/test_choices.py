@@ -112,3 +112,14 @@ def test_a_statement_holding_only_a_choice_ranks_as_a_bare_statement() -> None:
             kept_statement = True
             assert summary.open_questions, (budget, summary)
     assert kept_statement
+
+
+def test_a_tool_results_key_under_choice_is_no_choice() -> None:
+    # Only a choice read from a user's text is set apart; a tool result's value keyed by its
+    # JSON path ("choice.seat") promotes the statement of its version like any value
+    from projections.summaries.offline_v2 import _values_by_source
+    from projections.summaries.schema_v2 import Value
+
+    tool = Value(key="choice.seat", value="14C", src=3, path="choice.seat")
+    said = Value(key="choice.like", value="window seat", src=4)
+    assert _values_by_source([(5.0, tool), (5.0, said)]) == {3: ["14C"]}
