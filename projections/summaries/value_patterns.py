@@ -260,12 +260,13 @@ VALUE_PATTERNS: list[tuple[str, re.Pattern[str]]] = [
     ),
     # An abbreviation without a vowel and the number it gives: an address's unit ("Apt. 4B",
     # "Apt 3B", "Bldg 7", "Rm 12"), one value rather than a name and an identifier (not a
-    # word of two letters that opens with a vowel: "At 31", "If 2").
+    # word of two letters that opens with a vowel: "At 31", "If 2"; not a number a unit
+    # follows: "Add 500 g of flour" is a verb and a quantity).
     (
         "name",
         re.compile(
             r"[A-Z](?<![\w.][A-Z])(?!(?<=[AEIOU])[a-z]\b)(?![a-z]*[aeiouy])[a-z]{1,3}\.?[ \t]"
-            r"\d{1,5}[A-Z]?(?![\w'’-])"
+            rf"\d{{1,5}}[A-Z]?(?![\w'’-])(?![ \t]?{_UNIT}(?![\w/]))"
         ),
     ),
     # An identifier: two codes in a row that are one, a postcode ("CB2 1TN", "K1A 0B1"; each

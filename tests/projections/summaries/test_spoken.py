@@ -320,6 +320,15 @@ def test_a_quantity_keeps_what_it_measures_after_of() -> None:
         assert ("quantity", quantity) in [(k, v) for k, v, _ in text_values(text)], text
 
 
+def test_a_verb_before_a_quantity_is_no_address_unit() -> None:
+    # "Add" has the shape of "Apt" (a capital, no vowel after it): "Add 500" was a name and the
+    # quantity was lost; a number a unit follows is the quantity's
+    for text, quantity in (("Add 500 g of flour.", "500 g of flour"), ("Add 2 l", "2 l")):
+        assert [(k, v) for k, v, _ in text_values(text)] == [("quantity", quantity)], text
+    for text, unit in (("Apt 4B is on the left.", "Apt 4B"), ("Rm 12 at the end", "Rm 12")):
+        assert [(k, v) for k, v, _ in text_values(text)] == [("name", unit)], text
+
+
 def test_a_name_takes_a_small_number_not_a_time_or_a_decimal() -> None:
     for text, name in (
         ("the Meeting 10 am sharp", "Meeting"),
