@@ -57,8 +57,25 @@ _PLURAL_MODIFIERS = (
 # "and a half" after a count's number ("1 and a half hours") or its unit ("an hour and a half").
 _HALVES = r"(?:\s+and\s+a\s+half)?"
 
+# The cents or pence said after an amount's whole units ("243 dollars and 17 cents"): one
+# amount, not two.
+_CENTS = rf"\s+and\s+(?:\d{{1,2}}|{SMALL_WORDS})\s+(?:cents?|pence)\b"
+
+# An age in years, in digits or words.
+_AGE = rf"(?:\d{{1,3}}(?:\s?[-–]\s?\d{{1,3}})?|{SMALL_WORDS})"
+
 #: ``(kind, pattern)``, after the spoken dates and times (``spoken.SPOKEN_PATTERNS``).
 SPOKEN_COUNTS: list[tuple[str, re.Pattern[str]]] = [
+    # Ages after the word that says they are ages: "two kids aged 7 and 10", "ages 5, 8 and
+    # 11", "age 12", "ages 3-18" (each age one value with the others: who travels, at which
+    # fare)
+    (
+        "count",
+        re.compile(
+            rf"(?i)\bage[ds]?\s+(?:of\s+)?{_AGE}(?:(?:\s*,\s*|\s+and\s+|\s*&\s*){_AGE})*\b"
+            r"(?![.,]\d)"
+        ),
+    ),
     # "two tickets", "a couple of nights", "a table for two", "party of 4", "a 3-hour drive",
     # "the four of us", "a dozen people", "3 to 5 business days"
     (
@@ -96,6 +113,15 @@ SPOKEN_COUNTS: list[tuple[str, re.Pattern[str]]] = [
         re.compile(
             r"(?i)\b(?:for|by|in|within|back|forward) an? "
             r"(?:fortnight|month|year|week|night|day|hour|minute)\b"
+        ),
+    ),
+    # An amount and its cents: "243 dollars and 17 cents", "5 pounds and 20 pence", "$12 and
+    # 50 cents" (before the amounts alone, which would take "17 cents" and leave the rest)
+    (
+        "amount",
+        re.compile(
+            rf"(?i)(?:\b(?:\d(?:[\d,]*\d)?|{NUMBER_WORDS})\s?(?:dollars?|euros?|pounds?)"
+            rf"|[$€£]\s?\d(?:[\d,]*\d)?){_CENTS}"
         ),
     ),
     # "300 yuan", "fifty bucks", "20 pounds", "fifteen hundred dollars"

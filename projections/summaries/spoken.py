@@ -106,6 +106,8 @@ _MINUTE_WORDS = "(?:" + "|".join(_TEENS_WORDS[1:] + _TENS_WORDS[:4]) + rf")(?:[-
 # "25 past" ("to" only after a half or a quarter: "five to seven" and "5 to 7" are ranges
 # more often than clock times).
 _MINUTES = rf"(?:\d{{1,2}}|{SMALL_WORDS})(?:\s+minutes)?"
+# The prepositions of time that say "half six" is a clock time (half past six).
+_BEFORE_HALF = "at around about until till from before after"
 _BEFORE_HOUR = rf"(?:(?:half|(?:a\s+)?quarter)\s+(?:past|to|after)|{_MINUTES}\s+past)"
 # Before noon or midnight, or an hour with its part of the day, "to" is a clock time
 # whatever the minutes: "ten to midnight", "five to seven tonight".
@@ -237,10 +239,12 @@ SPOKEN_PATTERNS: list[tuple[str, re.Pattern[str]]] = [
             rf"(?::\d{{2}})?(?:\s*o'?clock)?\s*(?:{MERIDIEM}\s*)?{_PART_OF_DAY}"
             rf"|\b{_BEFORE_HOUR}\s+{NUMBER}(?:\s*o'?clock)?(?:\s*{MERIDIEM})?"
             rf"|\b{NUMBER}\s*o'?clock(?:\s*{MERIDIEM})?"
-            # "at half six": half past six, as said in Britain (the lookbehind after the literal:
-            # a pattern whose branches all open with a word boundary or a letter is searched
-            # for that letter, one that opens with a lookbehind is tried at every position)
-            rf"|\bhalf(?<=\bat half)\s+(?:\d{{1,2}}|{SMALL_WORDS})\b(?!\s+(?:an?|{UNITS})\b)"
+            # "at half six", "around half ten": half past the hour, as said in Britain, after a
+            # preposition of time (the lookbehind after the literal: a pattern whose branches
+            # all open with a word boundary or a letter is searched for that letter, one that
+            # opens with a lookbehind is tried at every position)
+            rf"|\bhalf{after_one_of(_BEFORE_HALF, ' half')}\s+(?:\d{{1,2}}|{SMALL_WORDS})\b"
+            rf"(?!\s+(?:an?|{UNITS})\b)"
             # "between noon and 2", "from midday to 3pm": a range that opens at noon, read as
             # "3 and 5" is (the word before it looked behind for: "between" and "from" as
             # literals would admit the pattern to every turn that holds them)

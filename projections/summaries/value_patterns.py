@@ -23,8 +23,11 @@ from projections.summaries.name_patterns import (
 )
 from projections.summaries.number_patterns import (
     CJK_RUNS_ON,
+    DIMENSIONS,
     LETTER_ENDS,
     NUMBER_PATTERNS,
+    UNIT,
+    UNIT_FORM,
 )
 from projections.summaries.spoken import (
     DAY_NOT_RANK,
@@ -42,13 +45,9 @@ _HOUR = rf"\d{{1,2}}(?::\d{{2}})?(?:\s*{MERIDIEM})?"
 # An hour of the clock in digits with no "am" or "pm" ("9", "10:30", "17").
 _BARE_HOUR = r"(?:2[0-3]|1\d|0?[1-9])(?::[0-5]\d)?"
 _CLOCK = rf"(?:\d{{1,2}}(?::\d{{2}})?\s*{MERIDIEM}|\d{{1,2}}:\d{{2}})"
-# A unit after a number, by its form, not from a list: a symbol without vowels ("mg", "km",
-# "lbs", "GB", "kWh", "mmHg") or a ratio of symbols ("U/L", "mg/dL", "km/h").
-_UNIT_FORM = r"(?!(?:st|nd|rd|th|x)\b)(?![A-Za-z]*[AEIOUYaeiouy])"  # no ordinal, no vowel
-_UNIT = rf"(?:[A-Za-z]{{1,4}}/[A-Za-z]{{1,4}}|{_UNIT_FORM}[A-Za-z]{{1,5}})"
 # A number glued to a unit in small letters ("70kg", "500ml", "5km", "250g", "2l"): a quantity,
 # not an id (of one letter, only grams and litres: "14c" is a seat).
-_GLUED_QUANTITY = rf"\d+(?:\.\d+)?(?:{_UNIT_FORM}[a-z]{{2,4}}|[gl])(?![\w-])"
+_GLUED_QUANTITY = rf"\d+(?:\.\d+)?(?:{UNIT_FORM}[a-z]{{2,4}}|[gl])(?![\w-])"
 _ACRONYM = r"[A-Z]{2,5}(?![a-z])"
 _CAPITALISED = r"[A-Z][a-z]+"
 _CAPS = rf"(?:{_ACRONYM}|{_CAPITALISED})"
@@ -107,6 +106,7 @@ _NOT_WHEN = r"(?![ \t]+(?:ago|later|earlier|before|after)\b)"
 _AFTER_TIME_WORD = after_one_of("on by to for from till until after before")
 #: ``(kind, pattern)``: the ledger takes each span once, the first pattern that reads it wins.
 VALUE_PATTERNS: list[tuple[str, re.Pattern[str]]] = [
+    *DIMENSIONS,  # first: each of their parts is a value of its own to a later form
     *SPOKEN_PATTERNS,  # the longer spoken forms first ("5:30 in the evening" over "5:30")
     *SPOKEN_COUNTS,
     # (with its time of day in ISO 8601's form: "2024-06-01T17:00", "...T17:00:00Z")
@@ -266,7 +266,7 @@ VALUE_PATTERNS: list[tuple[str, re.Pattern[str]]] = [
         "name",
         re.compile(
             r"[A-Z](?<![\w.][A-Z])(?!(?<=[AEIOU])[a-z]\b)(?![a-z]*[aeiouy])[a-z]{1,3}\.?[ \t]"
-            rf"\d{{1,5}}[A-Z]?(?![\w'’-])(?![ \t]?{_UNIT}(?![\w/]))"
+            rf"\d{{1,5}}[A-Z]?(?![\w'’-])(?![ \t]?{UNIT}(?![\w/]))"
         ),
     ),
     # An identifier: two codes in a row that are one, a postcode ("CB2 1TN", "K1A 0B1"; each
@@ -351,7 +351,7 @@ VALUE_PATTERNS: list[tuple[str, re.Pattern[str]]] = [
         "quantity",
         re.compile(
             rf"(?<![\w.,:/])(?:\d+(?:[.,]\d+)*\s?[-–]\s?)?\d+(?:[.,]\d+)*\s?"
-            rf"(?:{_UNIT}(?:\.?\s(?![a-z]*[aeiouy])[a-z]{{2,3}}\b)?|(?i:square|cubic)\s+[a-z]{{4,11}})(?![\w/])"
+            rf"(?:{UNIT}(?:\.?\s(?![a-z]*[aeiouy])[a-z]{{2,3}}\b)?|(?i:square|cubic)\s+[a-z]{{4,11}})(?![\w/])"
             rf"(?:\s+of\s+(?!{CLOSED}\b)[a-z]{{3,}}(?:-[a-z]+)?\b)?",
             CJK_RUNS_ON,
         ),
