@@ -147,7 +147,9 @@ def render(
     if recall is not None:
         update = {"recalled": recalled.entries, "recall_query": recall.query}
         manifest = manifest.model_copy(update={**update, "summary_yielded": planned.yielded})
-    return RenderedContext(messages=messages, wire=wire, manifest=manifest)
+    # Built from parts this module made and checked (messages as logged, the manifest): a
+    # validating constructor would run every message's validators again (0.19 ms per 500).
+    return RenderedContext.model_construct(messages=messages, wire=wire, manifest=manifest)
 
 
 def _plan(
