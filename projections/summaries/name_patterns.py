@@ -130,8 +130,10 @@ SPOKEN_NAMES: list[tuple[str, re.Pattern[str]]] = [
     ),
 ]
 
-#: A word with inner capitals ("iPhone", "PlayStation", "MacBook", "OncoPharm").
-INNER_CAPITALS = r"(?:[A-Z][a-z]+|[a-z]{1,2})(?:[A-Z][a-z]+)+"
+#: A word with inner capitals ("iPhone", "PlayStation", "MacBook", "OncoPharm"), which may end
+#: in a run of them ("iOS", "iPadOS", "tvOS", "MacOS"; not camelCase after a longer start:
+#: "userId", "getURL").
+INNER_CAPITALS = r"(?:[A-Z][a-z]+|[a-z]{1,2})(?:(?:[A-Z][a-z]+)+(?:[A-Z]{2,})?|[A-Z]{2,})"
 # A model's code: a capital or two and up to three digits, a letter after them ("S24", "M2",
 # "X1c"); never three capitals (a booking code: "ZFA04Y", "HAT123").
 _MODEL_CODE = r"(?=[A-Z]{1,2}\d)[A-Z]{1,2}\d{1,3}[A-Za-z]?"

@@ -38,3 +38,12 @@ def test_codes_counts_and_addresses_stay_what_they_are(
     text: str, expected: tuple[str, str]
 ) -> None:
     assert expected in values_read(text), values_read(text)
+
+
+def test_a_name_may_end_in_capitals_not_camel_case() -> None:
+    # "iOS", "iPadOS", "tvOS": a word with inner capitals that ends in a run of them (nothing
+    # was read before); camelCase after a longer start is a field's name, not a product
+    for text, name in (("I use iOS daily.", "iOS"), ("Switch to tvOS.", "tvOS")):
+        assert values_read(text) == [("name", name)], text
+    assert ("name", "iOS") in values_read("Update iOS 17.2 on my phone.")
+    assert values_read("The userId field and getURL.") == []
