@@ -133,7 +133,8 @@ SPOKEN_NAMES: list[tuple[str, re.Pattern[str]]] = [
 #: A word with inner capitals ("iPhone", "PlayStation", "MacBook", "OncoPharm"), which may end
 #: in a run of them ("iOS", "iPadOS", "tvOS", "MacOS"; not camelCase after a longer start:
 #: "userId", "getURL").
-INNER_CAPITALS = r"(?:[A-Z][a-z]+|[a-z]{1,2})(?:(?:[A-Z][a-z]+)+(?:[A-Z]{2,})?|[A-Z]{2,})"
+_INNER_TAIL = r"(?:(?:[A-Z][a-z]+)+(?:[A-Z]{2,})?|[A-Z]{2,})"
+INNER_CAPITALS = rf"(?:[A-Z][a-z]+|[a-z]{{1,2}}){_INNER_TAIL}"
 # A model's code: a capital or two and up to three digits, a letter after them ("S24", "M2",
 # "X1c"); never three capitals (a booking code: "ZFA04Y", "HAT123").
 _MODEL_CODE = r"(?=[A-Z]{1,2}\d)[A-Z]{1,2}\d{1,3}[A-Za-z]?"
@@ -161,7 +162,7 @@ PRODUCT_NAMES: list[tuple[str, re.Pattern[str]]] = [
     (
         "name",
         re.compile(
-            rf"[A-Z](?<![\w.'’-][A-Z])[a-z]+(?:(?:[A-Z][a-z]+)+{_MODEL}"
+            rf"[A-Z](?<![\w.'’-][A-Z])[a-z]+(?:{_INNER_TAIL}{_MODEL}"
             rf"|{_GAP}{_MODEL_CODE}(?:{_GAP}{NAME_WORD}){{1,3}})(?![\w'’-])"
         ),
     ),
@@ -170,7 +171,7 @@ PRODUCT_NAMES: list[tuple[str, re.Pattern[str]]] = [
     (
         "name",
         re.compile(
-            rf"[a-z](?=[a-z]?[A-Z])(?<![\w.'’-][a-z])[a-z]?(?:[A-Z][a-z]+)+{_MODEL}(?![\w'’-])"
+            rf"[a-z](?=[a-z]?[A-Z])(?<![\w.'’-][a-z])[a-z]?{_INNER_TAIL}{_MODEL}(?![\w'’-])"
         ),
     ),
 ]

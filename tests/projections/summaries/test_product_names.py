@@ -45,5 +45,6 @@ def test_a_name_may_end_in_capitals_not_camel_case() -> None:
     # was read before); camelCase after a longer start is a field's name, not a product
     for text, name in (("I use iOS daily.", "iOS"), ("Switch to tvOS.", "tvOS")):
         assert values_read(text) == [("name", name)], text
-    assert ("name", "iOS") in values_read("Update iOS 17.2 on my phone.")
+    assert ("name", "iOS") in values_read("Update iOS 17.2 on my phone.")  # a version: apart
+    assert values_read("Run it on iPadOS 17.") == [("name", "iPadOS 17")]  # as "iPhone 15"
     assert values_read("The userId field and getURL.") == []
