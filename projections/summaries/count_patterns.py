@@ -66,6 +66,18 @@ _AGE = rf"(?:\d{{1,3}}(?:\s?[-–]\s?\d{{1,3}})?|{SMALL_WORDS})"
 
 #: ``(kind, pattern)``, after the spoken dates and times (``spoken.SPOKEN_PATTERNS``).
 SPOKEN_COUNTS: list[tuple[str, re.Pattern[str]]] = [
+    # An age's bound after the persons it bounds: "a child under 2", "kids under 12 eat free",
+    # "seniors over 65" (who a fare or a rule is for; before the ages alone: "children under
+    # the age of five")
+    (
+        "count",
+        re.compile(
+            r"\b(?:[Cc]hild(?:ren)?|[Kk]ids?|[Ii]nfants?|[Bb]ab(?:y|ies)|[Tt]oddlers?|[Tt]eens?"
+            r"|[Tt]eenagers?|[Aa]dults?|[Ss]eniors?|[Gg]uests?|[Pp]assengers?|[Pp]eople)"
+            r"\s+(?:under|over|below|above)\s+(?:the\s+age\s+of\s+)?"
+            rf"{_AGE}\b(?![.,]\d|\s*(?:%|percent|kg|lbs?|pounds|cm))"
+        ),
+    ),
     # Ages after the word that says they are ages: "two kids aged 7 and 10", "ages 5, 8 and
     # 11", "age 12", "ages 3-18" (each age one value with the others: who travels, at which
     # fare)

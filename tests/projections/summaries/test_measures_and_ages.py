@@ -1,7 +1,7 @@
 """A sixteenth battery of values as users say them, each read whole by its structure:
 dimensions, an amount with its cents, "half ten" after a preposition of time, ages after the
-word that says they are ages. Each case failed before (a part read, or nothing); the forms
-that only look like them stay what they were."""
+word that says they are ages or the persons they bound. Each case failed before (a part read,
+or nothing); the forms that only look like them stay what they were."""
 
 from __future__ import annotations
 
@@ -38,6 +38,11 @@ def _read(text: str) -> list[tuple[str, str]]:
         ("The children are ages 5, 8 and 11.", "count", "ages 5, 8 and 11"),
         ("youth sports for kids ages 3-18", "count", "ages 3-18"),
         ("she won at age fifteen", "count", "age fifteen"),
+        # an age's bound after the persons it bounds
+        ("Two adults and a child under 2.", "count", "child under 2"),
+        ("Kids under 12 eat free.", "count", "Kids under 12"),
+        ("seniors over 65 get a discount", "count", "seniors over 65"),
+        ("children under the age of five", "count", "children under the age of five"),
     ],
 )
 def test_a_measure_or_an_age_is_read_whole(text: str, kind: str, value: str) -> None:
@@ -55,6 +60,8 @@ def test_a_measure_or_an_age_is_read_whole(text: str, kind: str, value: str) -> 
         ("I ate about half ten minutes ago.", [("count", "ten minutes")]),
         ("The page 12 is torn.", []),  # "age" inside a word
         ("He managed 5 teams.", [("tally", "5 teams")]),
+        ("I waited over 20 minutes", [("count", "20 minutes")]),  # no persons: no age
+        ("people over 100 kg", [("quantity", "100 kg")]),  # a weight, not an age
     ],
 )
 def test_what_only_looks_like_them_is_read_as_before(
