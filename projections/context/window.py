@@ -18,7 +18,15 @@ from typing import Literal
 
 from projections.context.grouping import Group
 
-__all__ = ["GroupPlan", "Section", "WindowPlan", "fit_groups", "plan_groups", "plan_window"]
+__all__ = [
+    "GroupPlan",
+    "Section",
+    "WindowPlan",
+    "fit_groups",
+    "kept_groups",
+    "plan_groups",
+    "plan_window",
+]
 
 Section = Literal["prefix", "pinned", "window"]
 
@@ -111,9 +119,9 @@ def fit_groups(
     not fit next to the prefix and pins, fewer are kept, down to the newest one. Returns the
     plan (``over_budget`` only when even that does not fit) and the groups kept."""
     pinned = list(pinned_groups)
-    keep = keep_groups
-    while True:
-        plan = plan_groups(
+
+    def planned(keep: int) -> GroupPlan:
+        return plan_groups(
             group_count,
             size,
             prefix_end,
@@ -123,8 +131,53 @@ def fit_groups(
             fixed_tokens=fixed_tokens,
             summarised=summarised,
         )
-        if not plan.over_budget or keep <= 1:
-            return plan, keep
+
+    plan = planned(keep_groups)
+    if not plan.over_budget or keep_groups <= 1:
+        return plan, keep_groups
+    keep, _ = kept_groups(
+        group_count,
+        size,
+        prefix_end,
+        pinned,
+        limit,
+        keep_groups=keep_groups,
+        fixed_tokens=fixed_tokens,
+        summarised=summarised,
+    )
+    return planned(keep), keep
+
+
+def kept_groups(
+    group_count: int,
+    size: Callable[[int], int],
+    prefix_end: int,
+    pinned_groups: Iterable[int],
+    limit: int,
+    *,
+    keep_groups: int = 6,
+    fixed_tokens: int = 0,
+    summarised: int = 0,
+) -> tuple[int, int]:
+    """The recent groups a plan under ``limit`` keeps (``keep_groups``, or fewer down to the
+    newest one when they do not fit next to the prefix and pins) and the tokens of what it
+    must then serve, found without walking the window: a plan is over ``limit`` exactly when
+    what it must serve is."""
+    pinned = list(pinned_groups)
+    keep = keep_groups
+    while True:
+        floor = plan_groups(
+            group_count,
+            size,
+            prefix_end,
+            pinned,
+            0,  # no room: only what must be served
+            keep_groups=keep,
+            fixed_tokens=fixed_tokens,
+            summarised=summarised,
+        ).tokens
+        if floor <= limit or keep <= 1:
+            return keep, floor
         keep -= 1
 
 

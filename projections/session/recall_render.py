@@ -16,10 +16,9 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 
-from projections.context.accounting import REPLY_PRIMING_TOKENS
 from projections.context.budget import Budget
-from projections.context.window import GroupPlan, plan_groups
-from projections.session.planning import fit_plan, plan_render
+from projections.context.window import GroupPlan
+from projections.session.planning import fit_keep, fit_plan, plan_render
 from projections.session.recall_block import Recall, RecallPlan, candidate_groups, plan_recall
 from projections.session.state import Cut
 
@@ -79,32 +78,14 @@ def plan_with_recall(
 
 
 def _planned(cut: Cut, asked: _Asked) -> RecallRender:
-    # The recent groups kept are found from what must be served alone (no window walk):
-    # the plan that keeps ``keep`` groups is over usable exactly when that is.
-    keep = asked.keep_groups
-    while (floor := _must_serve(cut, keep, asked.held)) > asked.budget.usable and keep > 1:
-        keep -= 1  # fewer recent groups, down to the newest one, as fit_plan does
-    if floor <= asked.budget.usable:
-        plan, recalled = _with_share(cut, replace(asked, keep_groups=keep), floor)
-        return RecallRender(cut, plan, keep, recalled)
-    plan, keep = fit_plan(cut, asked.budget, keep_groups=asked.keep_groups, extra_tokens=asked.held)
-    return RecallRender(cut, plan, keep, RecallPlan(None, 0))
-
-
-def _must_serve(cut: Cut, keep_groups: int, held: int) -> int:
-    """The tokens of what a render must serve: the prefix, pins, the summary, the newest
-    ``keep_groups`` groups, the reply priming and ``held``."""
-    active = cut.summary()
-    return plan_groups(
-        cut.groups,
-        cut.group_sizes(),
-        cut.prefix_end,
-        cut.pinned_groups(),
-        0,  # no room: only what must be served
-        keep_groups=keep_groups,
-        fixed_tokens=REPLY_PRIMING_TOKENS + (active.message_tokens if active else 0) + held,
-        summarised=cut.summarised_groups(),
-    ).tokens
+    # The recent groups kept, and what the render must serve, without planning the window.
+    budget, keep_groups, held = asked.budget, asked.keep_groups, asked.held
+    keep, floor = fit_keep(cut, budget, keep_groups=keep_groups, extra_tokens=held)
+    if floor > budget.usable:  # even the newest group alone does not fit: nothing to recall
+        plan, keep = fit_plan(cut, budget, keep_groups=keep_groups, extra_tokens=held)
+        return RecallRender(cut, plan, keep, RecallPlan(None, 0))
+    plan, recalled = _with_share(cut, replace(asked, keep_groups=keep), floor)
+    return RecallRender(cut, plan, keep, recalled)
 
 
 def _best_left_out(planned: RecallRender, recall: Recall) -> int | None:
@@ -126,7 +107,7 @@ def _served(planned: RecallRender) -> set[int]:
 def _with_share(cut: Cut, asked: _Asked, floor: int) -> tuple[GroupPlan, RecallPlan]:
     """The window planned with the recall share set aside, the block chosen in it, then the
     window planned again with the block's real size (a group the wider window now holds is
-    left out of the block). ``floor``: what the render must serve (:func:`_must_serve`)."""
+    left out of the block). ``floor``: what the render must serve (``planning.fit_keep``)."""
     # The block takes its share, and never more than the prefix, pins, summary and the last
     # groups leave: recall never pushes a render over usable.
     budget, keep_groups, recall, count, held = (

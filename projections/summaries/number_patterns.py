@@ -8,7 +8,7 @@ import re
 
 from projections.summaries.spoken import FUNCTION_WORDS, after_one_of
 
-__all__ = ["CJK_RUNS_ON", "DIMENSIONS", "LETTER_ENDS", "NUMBER_PATTERNS", "UNIT", "UNIT_FORM"]
+__all__ = ["CJK_RUNS_ON", "DIMENSIONS", "LETTER_ENDS", "NUMBER_PATTERNS"]
 
 #: Numbers, amounts and identifiers are told from the words around them by ASCII word
 #: characters: Chinese or Japanese text runs on without spaces ("预算500元", "订单号是W2378156"),
@@ -24,18 +24,13 @@ _AFTER_FUNCTION_WORD = after_one_of(
 #: name such as "R&D" or "C++", and no initial ("George R. R. Martin").
 LETTER_ENDS = r"(?![\w'’&+-]|\.(?:\w|\s+[A-Z]))"
 
-# A unit after a number, by its form, not from a list: a symbol without vowels ("mg", "km",
-# "lbs", "GB", "kWh", "mmHg") or a ratio of symbols ("U/L", "mg/dL", "km/h").
-UNIT_FORM = r"(?!(?:st|nd|rd|th|x)\b)(?![A-Za-z]*[AEIOUYaeiouy])"  # no ordinal, no vowel
-UNIT = rf"(?:[A-Za-z]{{1,4}}/[A-Za-z]{{1,4}}|{UNIT_FORM}[A-Za-z]{{1,5}})"
-
 # Dimensions: numbers joined by "x", "×" or "by", three of them, or two and a length after the
 # last ("12 by 10 by 8 inch", "20 x 30 cm", "4 by 5 metres"; not "won 3 by 4", "3 by 4 pm").
 _BY = r"\s?(?:x|×|by)\s?"
 _SIDE = r"\d+(?:\.\d+)?"
 # (a length: "3 x 250g" is three packs, "2 x 500 ml" two bottles)
 _LENGTH = r"(?:(?:centi|milli|kilo)?(?:metre|meter)s?|inch(?:es)?|f(?:oo|ee)t|yards?|[mck]?m|ft)"
-_UNIT_AFTER = rf"\s?(?!(?:am|pm)\b){_LENGTH}(?![\w/])"
+_UNIT_AFTER = rf"\s?{_LENGTH}(?![\w/])"
 #: ``(kind, pattern)`` of dimensions, read before anything else: each of their parts is a
 #: value of its own to a later form.
 DIMENSIONS: list[tuple[str, re.Pattern[str]]] = [

@@ -26,8 +26,6 @@ from projections.summaries.number_patterns import (
     DIMENSIONS,
     LETTER_ENDS,
     NUMBER_PATTERNS,
-    UNIT,
-    UNIT_FORM,
 )
 from projections.summaries.spoken import (
     DAY_NOT_RANK,
@@ -45,9 +43,13 @@ _HOUR = rf"\d{{1,2}}(?::\d{{2}})?(?:\s*{MERIDIEM})?"
 # An hour of the clock in digits with no "am" or "pm" ("9", "10:30", "17").
 _BARE_HOUR = r"(?:2[0-3]|1\d|0?[1-9])(?::[0-5]\d)?"
 _CLOCK = rf"(?:\d{{1,2}}(?::\d{{2}})?\s*{MERIDIEM}|\d{{1,2}}:\d{{2}})"
+# A unit after a number, by its form, not from a list: a symbol without vowels ("mg", "km",
+# "lbs", "GB", "kWh", "mmHg") or a ratio of symbols ("U/L", "mg/dL", "km/h").
+_UNIT_FORM = r"(?!(?:st|nd|rd|th|x)\b)(?![A-Za-z]*[AEIOUYaeiouy])"  # no ordinal, no vowel
+_UNIT = rf"(?:[A-Za-z]{{1,4}}/[A-Za-z]{{1,4}}|{_UNIT_FORM}[A-Za-z]{{1,5}})"
 # A number glued to a unit in small letters ("70kg", "500ml", "5km", "250g", "2l"): a quantity,
 # not an id (of one letter, only grams and litres: "14c" is a seat).
-_GLUED_QUANTITY = rf"\d+(?:\.\d+)?(?:{UNIT_FORM}[a-z]{{2,4}}|[gl])(?![\w-])"
+_GLUED_QUANTITY = rf"\d+(?:\.\d+)?(?:{_UNIT_FORM}[a-z]{{2,4}}|[gl])(?![\w-])"
 _ACRONYM = r"[A-Z]{2,5}(?![a-z])"
 _CAPITALISED = r"[A-Z][a-z]+"
 _CAPS = rf"(?:{_ACRONYM}|{_CAPITALISED})"
@@ -266,7 +268,7 @@ VALUE_PATTERNS: list[tuple[str, re.Pattern[str]]] = [
         "name",
         re.compile(
             r"[A-Z](?<![\w.][A-Z])(?!(?<=[AEIOU])[a-z]\b)(?![a-z]*[aeiouy])[a-z]{1,3}\.?[ \t]"
-            rf"\d{{1,5}}[A-Z]?(?![\w'’-])(?![ \t]?{UNIT}(?![\w/]))"
+            rf"\d{{1,5}}[A-Z]?(?![\w'’-])(?![ \t]?{_UNIT}(?![\w/]))"
         ),
     ),
     # An identifier: two codes in a row that are one, a postcode ("CB2 1TN", "K1A 0B1"; each
@@ -351,7 +353,7 @@ VALUE_PATTERNS: list[tuple[str, re.Pattern[str]]] = [
         "quantity",
         re.compile(
             rf"(?<![\w.,:/])(?:\d+(?:[.,]\d+)*\s?[-–]\s?)?\d+(?:[.,]\d+)*\s?"
-            rf"(?:{UNIT}(?:\.?\s(?![a-z]*[aeiouy])[a-z]{{2,3}}\b)?|(?i:square|cubic)\s+[a-z]{{4,11}})(?![\w/])"
+            rf"(?:{_UNIT}(?:\.?\s(?![a-z]*[aeiouy])[a-z]{{2,3}}\b)?|(?i:square|cubic)\s+[a-z]{{4,11}})(?![\w/])"
             rf"(?:\s+of\s+(?!{CLOSED}\b)[a-z]{{3,}}(?:-[a-z]+)?\b)?",
             CJK_RUNS_ON,
         ),
