@@ -172,7 +172,9 @@ class TiktokenCounter:
     def __init__(self, model: str = "gpt-4o", *, encoding: str | None = None) -> None:
         self.model = model
         self._name = encoding or encoding_for_model(model)
-        if self._name not in tiktoken.list_encoding_names():
+        # tiktoken lists its encodings by importing every plugin module (several ms in a
+        # fresh process): only a name this module does not ship the ranks of is looked up.
+        if self._name not in _RANK_FILES and self._name not in tiktoken.list_encoding_names():
             known = ", ".join(sorted(tiktoken.list_encoding_names()))
             raise ValueError(f"unknown tiktoken encoding {self._name!r}; known: {known}")
         self._loaded: tiktoken.Encoding | None = None

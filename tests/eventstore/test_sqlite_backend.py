@@ -163,8 +163,9 @@ async def test_schema_upgrade_from_version_1(tmp_path: Path) -> None:
 
 async def _traced(recorder: SqliteRecorder, seen: list[str]) -> None:
     """Record every statement the writer's connection runs."""
-    assert recorder._writer is not None
-    await recorder._writer.set_trace_callback(seen.append)
+    async with recorder._pool.write_lock:
+        writer = await recorder._pool.writer()
+    await writer.set_trace_callback(seen.append)
 
 
 @pytest.mark.parametrize(

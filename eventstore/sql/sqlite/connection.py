@@ -88,19 +88,24 @@ async def connect(
 ) -> aiosqlite.Connection:
     """A connection to ``database`` (``path``, or a ``file:`` URI when ``uri``) in autocommit
     mode at the driver (every transaction an explicit ``BEGIN ... COMMIT``), configured, with
-    driver errors translated."""
-    pending = aiosqlite.connect(database, timeout=busy_timeout, isolation_level=None, uri=uri)
+    driver errors translated. Opened and configured in one hop to its worker thread (a hop
+    costs about as much as the pragmas: most of a cold open's first connection)."""
+
+    def opened() -> sqlite3.Connection:
+        db = sqlite3.connect(database, timeout=busy_timeout, isolation_level=None, uri=uri)
+        try:
+            _configure(db, synchronous)
+        except BaseException:
+            db.close()
+            raise
+        return db
+
+    pending = aiosqlite.Connection(opened, iter_chunk_size=64)
     _daemon(pending)
     try:
-        connection = await pending
+        return await pending  # a failed open stops the worker thread (aiosqlite's _connect)
     except sqlite3.Error as error:
         raise storage_error(path, error) from error
-    try:
-        await run_in_worker(connection, path, _configure, synchronous)
-    except BaseException:
-        await connection.close()
-        raise
-    return connection
 
 
 def _daemon(connection: aiosqlite.Connection) -> None:

@@ -13,7 +13,7 @@ import os
 from collections.abc import Sequence
 from dataclasses import replace
 from pathlib import Path
-from typing import Final, ParamSpec, TypeVar
+from typing import Final
 from urllib.parse import quote
 
 from aiosqlite import Connection
@@ -21,8 +21,6 @@ from aiosqlite import Connection
 import eventstore.sql.sqlite.documents as docs
 import eventstore.sql.sqlite.worker as worker
 from eventstore.erasure import run_erasure
-from eventstore.errors import StorageError
-from eventstore.loop_lock import LoopSafeLock
 from eventstore.recorder import (
     AppendOutcome,
     Document,
@@ -34,19 +32,16 @@ from eventstore.recorder import (
 from eventstore.records import PendingEvent, SnapshotRecord, StoredEvent, StreamHead
 from eventstore.sql.rows import contiguous
 from eventstore.sql.setup import refuse_missing_schema, refuse_old_schema, set_up_schema
-from eventstore.sql.sqlite.connection import check_path, connect, run_in_worker
+from eventstore.sql.sqlite.connection import check_path, connect
+from eventstore.sql.sqlite.connections import SqliteConnections
 from eventstore.sql.sqlite.erasure import SqliteErasure
 from eventstore.sql.sqlite.schema_steps import SqliteSchemaSteps
 from eventstore.sql.sqlite.statements import statements
-from eventstore.sql.sqlite.worker import Step
 from eventstore.timestamps import timestamp_now
 
 __all__ = ["SYNCHRONOUS_MODES", "SqliteRecorder"]
 
 SYNCHRONOUS_MODES: Final = ("OFF", "NORMAL", "FULL", "EXTRA")
-T = TypeVar("T")
-P = ParamSpec("P")
-_IDLE_READERS = 4  # reader connections kept open between reads (each has a worker thread)
 
 
 class SqliteRecorder:
@@ -88,34 +83,29 @@ class SqliteRecorder:
         self.journal_wal = journal_wal and path != ":memory:"
         self.read_only = read_only and path != ":memory:"
         self.create = create and not self.read_only
-        self._opened = False
-        self._writer: Connection | None = None
-        self._write_lock = LoopSafeLock()  # one writer, whichever thread's loop writes
-        self._idle_readers: list[Connection] = []
+        unsynced = self.journal_wal and self.synchronous in ("FULL", "EXTRA")
+        self._pool = SqliteConnections(
+            path, self._connect, unsynced_commits=unsynced, synchronous=self.synchronous
+        )
 
     # -- lifecycle ---------------------------------------------------------------------------
 
     async def initialize(self) -> None:
-        if self._opened:
+        if self._pool.opened:
             return
         check_path(self.path, create=self.create)
-        try:
-            self._writer = await self._connect()
-            steps = SqliteSchemaSteps(self.path, self._writer)
-            if not self.create:
-                await refuse_missing_schema(steps)  # before the journal mode writes a header
-            if self.read_only:
-                await refuse_old_schema(steps)
-            else:
-                if self.journal_wal:
-                    await self._run(self._writer, worker.use_wal, self.path)
-                await set_up_schema(steps, create=self.create)
-        except BaseException:
-            writer, self._writer = self._writer, None
-            if writer is not None:
-                await writer.close()
-            raise
-        self._opened = True
+        await self._pool.open(self._set_up)
+
+    async def _set_up(self, connection: Connection) -> None:
+        steps = SqliteSchemaSteps(self.path, connection)
+        if not self.create:
+            await refuse_missing_schema(steps)  # before the journal mode writes a header
+        if self.read_only:
+            await refuse_old_schema(steps)
+            return
+        if self.journal_wal:
+            await self._pool.run(connection, worker.use_wal, self.path)
+        await set_up_schema(steps, create=self.create)
 
     async def _connect(self) -> Connection:
         return await connect(
@@ -135,67 +125,7 @@ class SqliteRecorder:
         return f"file:{quote(str(target))}?mode=ro{immutable}"
 
     async def close(self) -> None:
-        writer, self._writer, self._opened = self._writer, None, False
-        readers, self._idle_readers = self._idle_readers, []
-        for reader in readers:
-            await reader.close()
-        if writer is not None:
-            await writer.close()
-
-    # -- running in the worker thread --------------------------------------------------------
-
-    async def _run(
-        self, connection: Connection, fn: Step[P, T], *args: P.args, **kwargs: P.kwargs
-    ) -> T:
-        return await run_in_worker(connection, self.path, fn, *args, **kwargs)
-
-    async def _read(self, fn: Step[P, T], *args: P.args, **kwargs: P.kwargs) -> T:
-        # Readers are kept open and reused: opening one (a thread, the file, the pragmas) costs
-        # more than a small read. Every read function leaves no transaction open (autocommit, or
-        # its own BEGIN ... COMMIT), so an idle reader holds no WAL snapshot. An in-memory
-        # database exists only on its one connection: reads go to the writer's.
-        writer = self._ready()
-        if self.path == ":memory:":
-            return await self._run(writer, fn, *args, **kwargs)
-        connection = self._idle_readers.pop() if self._idle_readers else None
-        if connection is None:
-            connection = await self._connect()
-        try:
-            result = await self._run(connection, fn, *args, **kwargs)
-        except BaseException:
-            await connection.close()
-            raise
-        if self._writer is writer and len(self._idle_readers) < _IDLE_READERS:
-            self._idle_readers.append(connection)
-        else:
-            await connection.close()
-        return result
-
-    async def _write(self, fn: Step[P, T], *args: P.args, **kwargs: P.kwargs) -> T:
-        self._ready()
-        async with self._write_lock:
-            assert self._writer is not None
-            return await self._run(self._writer, worker.in_transaction(fn), *args, **kwargs)
-
-    async def _write_derived(self, fn: Step[P, T], *args: P.args, **kwargs: P.kwargs) -> T:
-        # Read-model rows are rebuilt from the log: their commits need not wait for a sync
-        # (worker.in_unsynced_transaction), which is most of a turn's index catch-up. Only on
-        # WAL, where an unsynced commit is still atomic, and never above the configured level.
-        if not self.journal_wal or self.synchronous not in ("FULL", "EXTRA"):
-            return await self._write(fn, *args, **kwargs)
-        self._ready()
-        async with self._write_lock:
-            assert self._writer is not None
-            step = worker.in_unsynced_transaction(fn, self.synchronous)
-            return await self._run(self._writer, step, *args, **kwargs)
-
-    def _ready(self) -> Connection:
-        if not self._opened or self._writer is None:
-            raise StorageError(
-                "the store is not open: use 'async with EventStore.open(...)' or await "
-                "store.initialize() first"
-            )
-        return self._writer
+        await self._pool.close()
 
     # -- the log -----------------------------------------------------------------------------
 
@@ -206,7 +136,9 @@ class SqliteRecorder:
         expected_version: int | None,
         pending: Sequence[PendingEvent],
     ) -> AppendOutcome:
-        return await self._write(worker.append, tenant_id, stream_id, expected_version, pending)
+        return await self._pool.write(
+            worker.append, tenant_id, stream_id, expected_version, pending
+        )
 
     async def erase(
         self,
@@ -215,23 +147,21 @@ class SqliteRecorder:
         make_erasure: MakeErasure,
         expected_position: int | None = None,
     ) -> ErasureOutcome:
-        self._ready()
-        async with self._write_lock:
-            writer = self._writer
-            assert writer is not None
-            await self._run(writer, worker.begin)
+        async with self._pool.write_lock:
+            writer = await self._pool.writer()
+            await self._pool.run(writer, worker.begin)
             try:
                 steps = SqliteErasure(self.path, writer, tenant_id)
                 outcome = await run_erasure(
                     steps, tenant_id, event_ids, make_erasure, timestamp_now(), expected_position
                 )
-                await self._run(writer, worker.commit)
+                await self._pool.run(writer, worker.commit)
             except BaseException:
-                await self._run(writer, worker.rollback)
+                await self._pool.run(writer, worker.rollback)
                 raise
             # Also when every id was erased before: running the erasure again finishes a
             # flush that a reader held up.
-            if await self._run(writer, worker.flush_wal):
+            if await self._pool.run(writer, worker.flush_wal):
                 return outcome
             return replace(outcome, residue=self._residue())
 
@@ -250,78 +180,84 @@ class SqliteRecorder:
     ) -> list[StoredEvent]:
         sql = statements()
         if to_version is None:
-            return await self._read(worker.fetch, sql.stream, (tenant_id, stream_id, from_version))
+            return await self._pool.read(
+                worker.fetch, sql.stream, (tenant_id, stream_id, from_version)
+            )
         arguments = (tenant_id, stream_id, from_version, to_version)
-        return await self._read(worker.fetch, sql.stream_upto, arguments)
+        return await self._pool.read(worker.fetch, sql.stream_upto, arguments)
 
     async def read_stream_and_head(
         self, tenant_id: str, stream_id: str, from_version: int, head_of: str
     ) -> tuple[list[StoredEvent], StreamHead]:
         read = worker.in_read_transaction(worker.stream_and_head)
-        return await self._read(read, tenant_id, stream_id, from_version, head_of)
+        return await self._pool.read(read, tenant_id, stream_id, from_version, head_of)
 
     async def read_log(
         self, tenant_id: str, after_position: int, limit: int, to_position: int | None = None
     ) -> list[StoredEvent]:
         sql = statements()
         if to_position is None:
-            return await self._read(worker.fetch, sql.log, (tenant_id, after_position, limit))
+            return await self._pool.read(worker.fetch, sql.log, (tenant_id, after_position, limit))
         arguments = (tenant_id, after_position, to_position, limit)
-        return await self._read(worker.fetch, sql.log_upto, arguments)
+        return await self._pool.read(worker.fetch, sql.log_upto, arguments)
 
     async def read_events(self, tenant_id: str, event_ids: Sequence[str]) -> list[StoredEvent]:
-        found = await self._read(worker.events_by_id, tenant_id, list(event_ids))
+        found = await self._pool.read(worker.events_by_id, tenant_id, list(event_ids))
         return [event for event in found.values() if event.tenant_id == tenant_id]
 
     async def read_hashes(self, tenant_id: str, first: int, last: int) -> list[bytes]:
-        return await self._read(worker.column, statements().hashes, (tenant_id, first, last))
+        return await self._pool.read(worker.column, statements().hashes, (tenant_id, first, last))
 
     async def stream_head(self, tenant_id: str, stream_id: str) -> StreamHead:
-        return await self._read(worker.stream_head, tenant_id, stream_id)
+        return await self._pool.read(worker.stream_head, tenant_id, stream_id)
 
     async def log_state(self, tenant_id: str, stream_id: str | None = None) -> LogState:
-        return await self._read(worker.in_read_transaction(worker.log_state), tenant_id, stream_id)
+        return await self._pool.read(
+            worker.in_read_transaction(worker.log_state), tenant_id, stream_id
+        )
 
     async def tenants(self) -> list[str]:
-        return await self._read(worker.column, statements().tenants, ())
+        return await self._pool.read(worker.column, statements().tenants, ())
 
     # -- snapshots and the Merkle tree ---------------------------------------------------------
 
     async def save_snapshots(self, snapshots: Sequence[SnapshotRecord]) -> None:
         rows = [tuple(snapshot) for snapshot in snapshots]
-        await self._write(worker.executemany, statements().save_snapshot, rows)
+        await self._pool.write(worker.executemany, statements().save_snapshot, rows)
 
     async def load_snapshots(
         self, tenant_id: str, stream_id: str, names: Sequence[str]
     ) -> list[SnapshotRecord]:
-        return await self._read(worker.load_snapshots, tenant_id, stream_id, names)
+        return await self._pool.read(worker.load_snapshots, tenant_id, stream_id, names)
 
     async def merkle_nodes(
         self, tenant_id: str, algorithm: str, level: int, first: int, last: int
     ) -> list[bytes]:
         arguments = (tenant_id, algorithm, level, first, last)
         return contiguous(
-            await self._read(worker.rows, statements().merkle_nodes, arguments), first
+            await self._pool.read(worker.rows, statements().merkle_nodes, arguments), first
         )
 
     async def merkle_extent(self, tenant_id: str, algorithm: str, level: int) -> int:
         arguments = (tenant_id, algorithm, level)
-        (count,) = await self._read(worker.column, statements().merkle_extent, arguments)
+        (count,) = await self._pool.read(worker.column, statements().merkle_extent, arguments)
         return int(count)
 
     async def save_merkle_nodes(
         self, tenant_id: str, algorithm: str, nodes: Sequence[tuple[int, int, bytes]]
     ) -> None:
         rows = [(tenant_id, algorithm, level, index, digest) for level, index, digest in nodes]
-        await self._write(worker.executemany, statements().save_merkle, rows)
+        await self._pool.write(worker.executemany, statements().save_merkle, rows)
 
     async def delete_merkle_nodes(self, tenant_id: str, algorithm: str) -> None:
-        await self._write(worker.executemany, statements().delete_merkle, [(tenant_id, algorithm)])
+        await self._pool.write(
+            worker.executemany, statements().delete_merkle, [(tenant_id, algorithm)]
+        )
 
     # -- read models -------------------------------------------------------------------------
 
     async def read_model_position(self, tenant_id: str, name: str) -> int:
-        return await self._read(docs.read_model_position, tenant_id, name)
+        return await self._pool.read(docs.read_model_position, tenant_id, name)
 
     async def commit_documents(
         self,
@@ -334,7 +270,7 @@ class SqliteRecorder:
         deletes: Sequence[str] = (),
     ) -> bool:
         arguments = (tenant_id, name, expected_position, position, upserts, deletes)
-        return await self._write_derived(docs.commit_documents, *arguments)
+        return await self._pool.write_derived(docs.commit_documents, *arguments)
 
     async def search_documents(
         self,
@@ -347,7 +283,7 @@ class SqliteRecorder:
         max_position: int | None = None,
     ) -> list[Document]:
         arguments = (tenant_id, name, list(terms), scopes, limit, max_position)
-        return await self._read(docs.search_documents, *arguments)
+        return await self._pool.read(docs.search_documents, *arguments)
 
     async def document_stats(
         self,
@@ -359,7 +295,7 @@ class SqliteRecorder:
         max_position: int | None = None,
     ) -> DocumentStats:
         arguments = (tenant_id, name, list(terms), scopes, max_position)
-        return await self._read(worker.in_read_transaction(docs.document_stats), *arguments)
+        return await self._pool.read(worker.in_read_transaction(docs.document_stats), *arguments)
 
     async def find_documents(
         self,
@@ -372,12 +308,12 @@ class SqliteRecorder:
         max_position: int | None = None,
     ) -> tuple[list[Document], DocumentStats]:
         arguments = (tenant_id, name, list(terms), scopes, limit, max_position)
-        return await self._read(worker.in_read_transaction(docs.find_documents), *arguments)
+        return await self._pool.read(worker.in_read_transaction(docs.find_documents), *arguments)
 
     async def read_documents(
         self, tenant_id: str, name: str, keys: Sequence[str]
     ) -> list[Document]:
-        return await self._read(docs.read_documents, tenant_id, name, list(keys))
+        return await self._pool.read(docs.read_documents, tenant_id, name, list(keys))
 
     async def reset_read_model(self, tenant_id: str, name: str) -> None:
-        await self._write(docs.reset_read_model, tenant_id, name)
+        await self._pool.write(docs.reset_read_model, tenant_id, name)

@@ -8,6 +8,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 import tiktoken
 
 from projections.context.messages import Message
@@ -75,3 +76,25 @@ def test_offline_seeding_verifies_the_hash(tmp_path: Path) -> None:
     assert result.stdout.strip() == "[24912, 2375]"
     expected = "446a9538cb6c348e3516120d7c08b09f57c36495e2acfffe59a5bf8b0cfb1a2d"
     assert hashlib.sha256(corrupt.read_bytes()).hexdigest() == expected
+
+
+def test_an_unknown_encoding_is_refused_with_the_known_ones() -> None:
+    with pytest.raises(ValueError, match=r"unknown tiktoken encoding 'o9k_base'; known: .*o200k"):
+        TiktokenCounter(encoding="o9k_base")
+
+
+def test_a_counter_of_a_shipped_encoding_imports_no_tiktoken_plugin() -> None:
+    """Listing tiktoken's encodings imports its plugin modules (milliseconds in a new process,
+    most of a cold open's first render): a counter of an encoding whose ranks ctxledger ships
+    is made without, and loads them on its first count."""
+    code = (
+        "import sys;"
+        "from projections.context.tokens import TiktokenCounter;"
+        "counter = TiktokenCounter('gpt-4o');"
+        "print('tiktoken_ext.openai_public' in sys.modules, counter.count_text('hello world'))"
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=False
+    )
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.split() == ["False", "2"]
