@@ -48,6 +48,9 @@ class _Entry(Generic[S]):
     versions: dict[str, int] = field(default_factory=dict)  # stream -> last version folded
     snapshot_version: int = 0
     part_digests: list[bytes] = field(default_factory=list)  # of the parts saved
+    #: the events read with the snapshot (after it; None: none were), folded by the first
+    #: catch-up instead of reading the stream again
+    unfolded: list[RecordedEvent] | None = None
 
 
 class ProjectionRunner(Generic[S]):
@@ -272,7 +275,8 @@ class ProjectionRunner(Generic[S]):
             adopt = getattr(self.projection, "adopt", None)  # optional (SessionView's bodies)
             return _Entry(adopt(state, tenant_id, key) if adopt is not None else state)
         (stream,) = self.projection.streams(key)
-        return _Entry(loaded.state, {stream: loaded.version}, loaded.version, loaded.digests)
+        versions = {stream: loaded.version}
+        return _Entry(loaded.state, versions, loaded.version, loaded.digests, loaded.tail)
 
     def _slot(self, tenant_id: str, key: str) -> Slot:
         (stream,) = self.projection.streams(key)
@@ -280,6 +284,10 @@ class ProjectionRunner(Generic[S]):
         return Slot(tenant_id, name, version, stream, key)
 
     async def _catch_up(self, entry: _Entry[S], tenant_id: str, key: str) -> None:
+        if entry.unfolded is not None:  # read with the snapshot, just now: no second read
+            events, entry.unfolded = entry.unfolded, None
+            self._fold(entry, events)
+            return
         self._fold(entry, await self._events(tenant_id, key, entry.versions))
 
     def _folds(self, entry: _Entry[S], events: Sequence[RecordedEvent]) -> bool:

@@ -18,7 +18,7 @@ from typing import Any, Generic, Protocol, TypeGuard, TypeVar
 
 from blake3 import blake3
 
-from eventstore import EventStore, Snapshot
+from eventstore import EventStore, RecordedEvent, Snapshot
 from projections.projection import PartialCodec, SnapshotCodec
 
 __all__ = ["Loaded", "WholeStateCodec", "load_state", "part_name", "parted", "save_state"]
@@ -29,11 +29,13 @@ _log = logging.getLogger("ctxledger.runner")
 
 @dataclass
 class Loaded(Generic[S]):
-    """A state read from a snapshot, and what the snapshot was."""
+    """A state read from a snapshot, what the snapshot was, and the stream's events after it
+    (read with the snapshot's own event, in one read: the caller folds them)."""
 
     state: S
     version: int
     digests: list[bytes] = field(default_factory=list)
+    tail: list[RecordedEvent] = field(default_factory=list)
 
 
 @dataclass(frozen=True)
@@ -99,10 +101,9 @@ async def load_state(
     head = await store.load_snapshot(slot.tenant_id, slot.name, slot.stream)
     if head is None or head.projection_version != slot.projection_version:
         return None
-    at = await store.read_stream(
-        slot.tenant_id, slot.stream, from_version=head.version, to_version=head.version
-    )
-    if len(at) != 1 or at[0].position != head.position:
+    # The snapshot's own event and the events after it, in one read.
+    at = await store.read_stream(slot.tenant_id, slot.stream, from_version=head.version)
+    if not at or at[0].version != head.version or at[0].position != head.position:
         return None  # the log was rebuilt or edited under it
     try:
         digests = codec.head_parts(head.state)
@@ -119,7 +120,7 @@ async def load_state(
     except (ValueError, KeyError, TypeError) as error:
         _log.warning("snapshot of %s/%s not used: %s", slot.tenant_id, slot.stream, error)
         return None
-    return Loaded(state, head.version, digests)
+    return Loaded(state, head.version, digests, at[1:])
 
 
 async def load_parts(

@@ -294,3 +294,31 @@ async def test_a_ledger_behind_an_erasure_saves_no_erased_digest(store_url: str)
         await session.append(lookup(8))
         head, parts = await _stored(store, "session/agent")
         assert b"RX0003Q" not in b"".join([head.state, *parts])
+
+
+async def test_a_cold_open_reads_the_snapshots_event_and_what_follows_in_one_read(
+    store_url: str,
+) -> None:
+    """The snapshot is checked against its own event and the events after it are folded from
+    the same read of the stream: a cold open reads the session's stream once."""
+    async with EventStore.open(store_url) as store:
+        await _long_session(store)
+        head, _parts = await _stored(store)
+        # Events after the snapshot, appended by a ledger that saves none.
+        await Ledger(store, snapshot_every=0).session("acme", "s").append(lookup(8))
+        assert (await store.stream_head("acme", STREAM)).version > head.version
+
+        reads: list[tuple[int, int | None]] = []
+        read_stream = store.read_stream
+
+        async def counted(tenant_id: str, stream_id: str, **bounds: Any) -> Any:
+            if stream_id == STREAM:
+                reads.append((bounds.get("from_version", 1), bounds.get("to_version")))
+            return await read_stream(tenant_id, stream_id, **bounds)
+
+        store.read_stream = counted  # type: ignore[method-assign]
+        ledger = _ledger(store, 4, 3)
+        opened = await ledger.session("acme", "s").latest()
+        assert reads == [(head.version, None)]
+        rebuilt = await ledger.sessions.fold("acme", "s")
+        assert state_digest(opened) == state_digest(rebuilt)

@@ -104,7 +104,7 @@ class SqliteRecorder:
             await refuse_old_schema(steps)
             return
         if self.journal_wal:
-            await self._pool.run(connection, worker.use_wal, self.path)
+            await steps.use_wal()
         await set_up_schema(steps, create=self.create)
 
     async def _connect(self) -> Connection:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import sqlite3
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
+from typing import Literal
 
 from aiosqlite import Connection
 
@@ -25,8 +26,20 @@ class SqliteSchemaSteps:
         self.path = path  # the database file, named in errors
         self.writer = writer
         self.where = path
+        self._read_with_wal: int | Literal[False] | None = False
+
+    async def use_wal(self) -> None:
+        """Switch the database to the WAL journal (or refuse), and read the schema version in
+        the same hop: the next :meth:`schema_version` answers from it (a hop to the worker
+        thread costs about what the two statements do)."""
+        self._read_with_wal = await run_in_worker(
+            self.writer, self.path, _wal_and_version, self.path
+        )
 
     async def schema_version(self) -> int | None:
+        found, self._read_with_wal = self._read_with_wal, False
+        if found is not False:
+            return found
         return await run_in_worker(self.writer, self.path, _schema_version)
 
     async def has_foreign_tables(self) -> bool:
@@ -61,6 +74,11 @@ def _schema_version(db: sqlite3.Connection) -> int | None:
         return None
     row = db.execute(statements().meta_get, ("schema_version",)).fetchone()
     return int(row[0]) if row else None
+
+
+def _wal_and_version(db: sqlite3.Connection, path: str) -> int | None:
+    worker.use_wal(db, path)
+    return _schema_version(db)
 
 
 def _has_tables(db: sqlite3.Connection) -> bool:
