@@ -176,6 +176,15 @@ DAY_NOT_RANK = rf"(?!\s+(?!{_DAY_FOLLOWER}\b)(?-i:[a-z]+)\b(?<![^su]s))"
 # A day of the month, in digits or in words ("the 21st", "the twenty-first").
 _DAY = rf"(?:{_ORDINAL}|{_ORDINAL_WORD})"
 _PERIOD = r"(?:week(?:end)?|month|year)"
+#: A part of a period said before it: "the end of", "early", "later", "mid" ("mid next week").
+_PART_OF_PERIOD = r"(?:(?:the\s+)?(?:end|start|beginning|middle)\s+of\s+|(?:early|later?|mid-?)\s*)"
+#: Periods longer than a month that a calendar or a contract counts in ("the end of the
+#: quarter", "the start of the school year", "the end of this billing cycle").
+_LONG_PERIOD = (
+    r"(?:year|quarter|semester|term|season|sprint"
+    r"|(?:school|academic|fiscal|financial|tax|calendar)\s+year"
+    r"|(?:billing|pay|payment|statement)\s+(?:cycle|period))"
+)
 _DAY_PARTS = r"(?:morning|afternoon|evening|night)"
 # A weekday's part of the day, when said with it ("Friday evening").
 _DAY_PART = rf"(?:\s+{_DAY_PARTS}\b)?"
@@ -329,9 +338,10 @@ SPOKEN_PATTERNS: list[tuple[str, re.Pattern[str]]] = [
             # ("the 5th Avenue" is a street: a capitalised word after the ordinal, not a day's
             # or a month's, makes it a name's)
             rf"|\b(?:on\s+)?the\s+{_ORDINAL}\b(?!\s+(?!(?:{_WEEKDAY}|{MONTH})\b)(?-i:[A-Z])){DAY_NOT_RANK}"
-            # ("next Thursday afternoon": with its part of the day)
-            rf"|\b(?:next|this(?:\s+coming)?|last|coming|following)\s+(?:{_WEEKDAY}\b{_DAY_PART}"
-            rf"|{_PERIOD}\b)"
+            # ("next Thursday afternoon": with its part of the day; "the end of next week",
+            # "early next month", "later this week": with the part of the period)
+            rf"|\b{_PART_OF_PERIOD}?(?:next|this(?:\s+coming)?|last|coming|following)\s+"
+            rf"(?:{_WEEKDAY}\b{_DAY_PART}|{_PERIOD}\b)"
             rf"|\b(?:the\s+)?day\s+(?:after|before)\s+(?:tomorrow|yesterday)\b"
             rf"|\b(?:on\s+)?{_WEEKDAY}\b{_DAY_PART}"
             rf"|\b(?:mid-?\s?|early\s+|late\s+){_CAPITAL_MONTH}\b"  # "mid-March", "early June"
@@ -361,7 +371,7 @@ SPOKEN_PATTERNS: list[tuple[str, re.Pattern[str]]] = [
         "relative",
         re.compile(
             rf"(?i)\b(?:end of |start of |beginning of |middle of )(?:{_WHICH_MONTH}|(?:the |this |"
-            rf"next )?(?:week|year)\b)"
+            rf"next |last )?(?:week|{_LONG_PERIOD})\b)"
         ),
     ),
     # A working day's end: "by end of day Thursday" (the day is read as a date after it),
