@@ -71,8 +71,16 @@ _GAP = NAME_GAP
 # A pronoun or a question word, contracted ("I'm", "It's", "That's", "Let's", "What's"):
 # never a name's first word, as a possessive may be ("Ruth's Chris Steak House").
 _CONTRACTED = r"(?:I|It|That|This|What|Here|There|Let|He|She|Who|Where|How|When|Why)"
-# Where a sentence starts: the text's or a line's start, or after a sentence's end.
-_SENTENCE_START = r"(?:(?<![^\n])|(?<=[.!?]\s))"
+# Where a sentence starts: the text's or a line's start, after a sentence's end, or after a
+# label's colon ("Caroline: Hey Mel!", "Note: Please ...": a transcript's speaker, a field).
+_SENTENCE_START = r"(?:(?<![^\n])|(?<=[.!?:]\s))"
+# The verbs a request to an agent opens with, in the imperative (words that open few names).
+_REQUEST_VERB = (
+    r"(?:Book|Rebook|Cancel|Add|Send|Call|Email|Text|Install|Uninstall|Enroll|Register|Invite"
+    r"|Remind|Schedule|Reschedule|Transfer|Pay|Ship|Deliver|Renew|Upgrade|Downgrade|Update"
+    r"|Change|Move|Tell|Ask|Give|Show|Reserve|Refund|Remove|Delete|Notify|Contact|Compare|Buy"
+    r"|Switch|Forward|Reply|Print|Sign|Assign|Invoice|Charge|Subscribe|Unsubscribe)"
+)
 # A word of a closed class that opens a sentence and never a name there: an auxiliary or a
 # question word ("Does Pizza Hut deliver?", "Is Gone with the Wind on?", "Which Marriott"), a
 # greeting or a reply ("Hi Anna", "Thanks Mark", "Yes Friday"), a conjunction. ("Will" and "May"
@@ -80,7 +88,12 @@ _SENTENCE_START = r"(?:(?<![^\n])|(?<=[.!?]\s))"
 _FUNCTION_OPENER = (
     r"(?:Is|Are|Was|Were|Am|Do|Does|Did|Can|Could|Would|Should|Shall|Has|Have|Had|Must|Might"
     r"|What|Which|Where|When|Who|Whom|Whose|Why|How|Hi|Hello|Hey|Dear|Thanks|Thank|Yes|Yeah|No"
-    r"|Ok|Okay|Sure|Please|Sorry|Oh|Well|So|And|But|Or|Also|Then|Now|If)"
+    r"|Ok|Okay|Sure|Please|Sorry|Oh|Well|So|And|But|Or|Also|Then|Now|If"
+    # interjections ("Wow Mel, ...", "Congrats Anna")
+    r"|Wow|Yep|Yup|Nope|Bye|Congrats|Congratulations|Ah|Aw|Aww|Haha|Lol|Omg|Cheers"
+    # a request's verb, the imperative that opens it ("Install Python 3.12", "Enroll Maya in
+    # grade 3", "Email Dr. Patel"): never a name's first word where a sentence opens
+    rf"|{_REQUEST_VERB})"
 )
 #: Where a name may open: not on a sentence's first word when that word is a function word.
 NAME_OPENS = rf"(?!{_SENTENCE_START}{_FUNCTION_OPENER}{NAME_GAP})"

@@ -21,6 +21,13 @@ from tests.projections.summaries.reading import values_read
         ("Ok. Does Bank of America open?", "name", "Bank of America"),
         ("Reserve at Ruth's Chris Steak House for 6", "name", "Ruth's Chris Steak House"),
         ("Put on Dancing Queen", "name", "Dancing Queen"),
+        # a request's verb, an interjection, after a speaker's label too
+        ("Install Python 3.12 on the build server.", "name", "Python"),
+        ("Enroll Maya in grade 3 at Lincoln Elementary.", "name", "Maya"),
+        ("Email Dr. Patel the results.", "name", "Dr. Patel"),
+        ("Caroline: Hey Mel! Good to see you!", "name", "Mel"),
+        ("Wow Mel, that painting's amazing!", "name", "Mel"),
+        ("Note: Please send it to Bank of America.", "name", "Bank of America"),
         ("can you play Bridge over Troubled Water", "name", "Bridge over Troubled Water"),
         # initials inside a name, or two that open it
         ("My doctor is Dr. Mary J. Blige", "name", "Dr. Mary J. Blige"),
@@ -57,6 +64,9 @@ def test_names_and_ranks_are_read_whole(text: str, kind: str, value: str) -> Non
     [
         ("Did Mark Jones call?", "name", "Did Mark Jones"),  # an auxiliary opens no name
         ("Thanks Mark!", "name", "Thanks Mark"),
+        ("Install Python 3.12 on the build server.", "name", "Install Python"),
+        ("Caroline: Hey Mel! Good to see you!", "name", "Hey Mel"),
+        ("Congrats Anna!", "name", "Congrats Anna"),
         ("Which Marriott is closer?", "name", "Which Marriott"),
         ("We took Plan B. Then we left", "name", "Plan B. Then"),  # no initial: a sentence
         ("see you in the U.S. The trip was long", "name", "U.S. The"),
