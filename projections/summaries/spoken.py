@@ -188,6 +188,11 @@ _LONG_PERIOD = (
 _DAY_PARTS = r"(?:morning|afternoon|evening|night)"
 # A weekday's part of the day, when said with it ("Friday evening").
 _DAY_PART = rf"(?:\s+{_DAY_PARTS}\b)?"
+# A weekday or a period that "next", "this" or "last" places ("next Thursday afternoon").
+_PLACED_PERIOD = (
+    rf"(?:next|this(?:\s+coming)?|last|coming|following)\s+"
+    rf"(?:{_WEEKDAY}\b{_DAY_PART}|{_PERIOD}\b)"
+)
 # What a frequency counts besides a period: "every 8 hours", "once a quarter".
 _FREQUENCY_UNIT = rf"(?:day|hour|minute|fortnight|quarter|{_DAY_PARTS})"
 
@@ -324,6 +329,11 @@ SPOKEN_PATTERNS: list[tuple[str, re.Pattern[str]]] = [
             rf"|\b(?i:next|this(?:\s+coming)?|coming)\s+(?i:{WEEKDAY_SHORT})\b\.?{DAY_NOT_RANK}"
         ),
     ),
+    # A part of a period said before it: "the end of next week", "early next month", "later
+    # this week" (a pattern of its own, before the dates below, which would read "next week"
+    # out of them: its words are what the prefilter looks for, so it runs only where one is
+    # written)
+    ("date", re.compile(rf"(?i)\b{_PART_OF_PERIOD}{_PLACED_PERIOD}")),
     # "the 8th of March", "8th of March 2024", "the twenty-first of June", "June the fourth",
     # "the 21st", "next Friday", "this weekend", "the day after tomorrow", "Friday the 13th",
     # "Friday evening"
@@ -338,10 +348,8 @@ SPOKEN_PATTERNS: list[tuple[str, re.Pattern[str]]] = [
             # ("the 5th Avenue" is a street: a capitalised word after the ordinal, not a day's
             # or a month's, makes it a name's)
             rf"|\b(?:on\s+)?the\s+{_ORDINAL}\b(?!\s+(?!(?:{_WEEKDAY}|{MONTH})\b)(?-i:[A-Z])){DAY_NOT_RANK}"
-            # ("next Thursday afternoon": with its part of the day; "the end of next week",
-            # "early next month", "later this week": with the part of the period)
-            rf"|\b{_PART_OF_PERIOD}?(?:next|this(?:\s+coming)?|last|coming|following)\s+"
-            rf"(?:{_WEEKDAY}\b{_DAY_PART}|{_PERIOD}\b)"
+            # ("next Thursday afternoon": with its part of the day)
+            rf"|\b{_PLACED_PERIOD}"
             rf"|\b(?:the\s+)?day\s+(?:after|before)\s+(?:tomorrow|yesterday)\b"
             rf"|\b(?:on\s+)?{_WEEKDAY}\b{_DAY_PART}"
             rf"|\b(?:mid-?\s?|early\s+|late\s+){_CAPITAL_MONTH}\b"  # "mid-March", "early June"

@@ -26,6 +26,7 @@ from projections.secrets.prefilter import Prefilter, requirement
 from projections.summaries.answers import short_answers
 from projections.summaries.choice_patterns import choice_key
 from projections.summaries.echoes import NameMatcher, name_like
+from projections.summaries.ranges import range_start
 from projections.summaries.value_patterns import VALUE_PATTERNS
 from projections.text_caches import remembered
 
@@ -150,8 +151,9 @@ def _typed_values(text: str) -> Iterator[tuple[str, str, int]]:
             start = match.start(group)
             if kind == "tally" and _NAME_BEFORE.search(text, max(0, start - 32), start):
                 continue  # a name's number, read by the patterns after: no tally
-            start += said.find(value)
-            end = start + len(value)
+            end = start + said.find(value) + len(value)
+            start = range_start(text, kind, end - len(value), taken)
+            value = text[start:end]
             if _GLUED.match(text[start - 1 : start]) or _GLUED.match(text[end : end + 1]):
                 continue  # part of a longer token: the gate checks whole tokens
             label = kind == "name" and _is_label(text, start, end)

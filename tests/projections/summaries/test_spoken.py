@@ -6,6 +6,7 @@ from __future__ import annotations
 import pytest
 
 from projections.summaries.values import text_values
+from tests.projections.summaries.reading import values_read
 
 
 @pytest.mark.parametrize(
@@ -22,6 +23,16 @@ from projections.summaries.values import text_values
         ("the day after tomorrow is fine", "date", "the day after tomorrow"),
         ("on Friday the 13th", "date", "on Friday the 13th"),
         ("I paid three days ago", "relative", "three days ago"),
+        # a range: its lower bound with the unit of its upper
+        (
+            "our budget is between 1,500 and 2,000 dollars",
+            "amount",
+            "between 1,500 and 2,000 dollars",
+        ),
+        ("somewhere from 300 to 400 euros", "amount", "300 to 400 euros"),
+        ("we need between 10 and 12 chairs", "tally", "between 10 and 12 chairs"),
+        ("leave a 10-15% tip", "amount", "10-15%"),
+        ("about 20 or 30 guests", "count", "20 or 30 guests"),
         # a part of a period, said before it
         ("I need it by the end of next week.", "date", "the end of next week"),
         ("early next month works", "date", "early next month"),
@@ -404,3 +415,15 @@ def test_pronouns_and_card_digits_are_not_dates() -> None:
         kinds = {k for k, _, _ in text_values(text)}
         assert not kinds & {"date", "time", "relative"}, (text, kinds)
     assert ("name", "I'm Sophia") not in [(k, v) for k, v, _ in text_values("I'm Sophia Silva")]
+
+
+def test_a_range_takes_only_a_bare_number_before_it() -> None:
+    # Each bound with its own unit is a value of its own; "and" joins a range only after
+    # "between"; a number that is part of a code or a date is no bound.
+    assert values_read("between $50 and $80 a night") == [
+        ("amount", "$50"),
+        ("amount", "$80 a night"),
+    ]
+    assert ("count", "3 kids") in values_read("I have 3 kids and 2 dogs")
+    assert ("tally", "2 dogs") in values_read("I have 3 kids and 2 dogs")
+    assert ("count", "3 nights") in values_read("in 2024-05 3 nights")
