@@ -8,7 +8,7 @@ import re
 
 from projections.summaries.spoken import FUNCTION_WORDS, after_one_of
 
-__all__ = ["CJK_RUNS_ON", "DIMENSIONS", "LETTER_ENDS", "NUMBER_PATTERNS"]
+__all__ = ["CJK_RUNS_ON", "DIMENSIONS", "LETTER_ENDS", "NUMBER_PATTERNS", "PHONE_NUMBERS"]
 
 #: Numbers, amounts and identifiers are told from the words around them by ASCII word
 #: characters: Chinese or Japanese text runs on without spaces ("预算500元", "订单号是W2378156"),
@@ -23,6 +23,32 @@ _AFTER_FUNCTION_WORD = after_one_of(
 #: Where a letter that names a thing ends ("row G", "Terminal B"): not inside a word or a
 #: name such as "R&D" or "C++", and no initial ("George R. R. Martin").
 LETTER_ENDS = r"(?![\w'’&+-]|\.(?:\w|\s+[A-Z]))"
+
+# A phone number by its structure: the international form, "+" (or "00") and 8 to 15 digits
+# (E.164's most), each group apart by a space, dot, hyphen or parentheses ("+44 20 7946 0958",
+# "+1 (415) 555-0132", "0049 30 1234567"); a national one in North America's form with the area
+# code in parentheses ("(415) 555-0132"), or after a trunk prefix "0", 10 or 11 digits in groups
+# ("020 7946 0958", "07700 900123", "06 12 34 56 78"; not "order 0012 3456"). Not a sum
+# ("+15.5%": three digits), a date and a time ("05-06-2024 12:00": a colon ends no number).
+_DIALLED = r"\d(?:[ .()-]{0,2}\d){7,14}(?![ .()-]{0,2}\d)"
+#: ``(kind, pattern)`` of phone numbers, read first: each of their groups is a number of its
+#: own to a later form.
+PHONE_NUMBERS: list[tuple[str, re.Pattern[str]]] = [
+    (
+        "id",
+        re.compile(
+            # (its first character first, what stands before it looked behind after: a
+            # pattern that opens with a lookbehind is tried at every position, ten times
+            # the cost over the corpora's turns)
+            rf"[+0(](?:(?<=[+0])(?<![\w+.][+0])(?:(?<=\+)|0(?=[1-9]))\(?{_DIALLED}"
+            r"|(?<=\()(?<![\w(]\()\d{3}\)[ .-]?\d{3}[ .-]\d{4}(?![\w-])"
+            # (a trunk's "0", then 9 or 10 digits more in groups: "06 12 34 56 78" too)
+            r"|(?<=0)(?<![\w.,/:-]0)(?=(?:[ -]?\d){9,10}(?![ -]?\d))\d{1,4}(?:[ -]\d{2,8}){1,4}"
+            r"(?![\w.,/:-]|[ -]?\d))",
+            CJK_RUNS_ON,
+        ),
+    ),
+]
 
 # Dimensions: numbers joined by "x", "×" or "by", three of them, or two and a length after the
 # last ("12 by 10 by 8 inch", "20 x 30 cm", "4 by 5 metres"; not "won 3 by 4", "3 by 4 pm").

@@ -26,6 +26,7 @@ from projections.summaries.number_patterns import (
     DIMENSIONS,
     LETTER_ENDS,
     NUMBER_PATTERNS,
+    PHONE_NUMBERS,
 )
 from projections.summaries.spoken import (
     DAY_NOT_RANK,
@@ -108,7 +109,8 @@ _NOT_WHEN = r"(?![ \t]+(?:ago|later|earlier|before|after)\b)"
 _AFTER_TIME_WORD = after_one_of("on by to for from till until after before")
 #: ``(kind, pattern)``: the ledger takes each span once, the first pattern that reads it wins.
 VALUE_PATTERNS: list[tuple[str, re.Pattern[str]]] = [
-    *DIMENSIONS,  # first: each of their parts is a value of its own to a later form
+    *PHONE_NUMBERS,  # first: each of their groups is a number of its own to a later form
+    *DIMENSIONS,  # and each of their parts
     *SPOKEN_PATTERNS,  # the longer spoken forms first ("5:30 in the evening" over "5:30")
     *SPOKEN_COUNTS,
     # (with its time of day in ISO 8601's form: "2024-06-01T17:00", "...T17:00:00Z")
