@@ -35,6 +35,10 @@ from tests.projections.summaries.reading import values_read
         ("Can you find me an expensive place to eat?", "expensive place"),
         ("I want to find a museum in the centre of town.", "museum"),
         ("I'd like to rent a car for the weekend", "car"),
+        # a preposition ends the chosen thing (a closed class: "near", "behind", "along", ...)
+        ("I'd prefer an aisle seat near the front.", "aisle seat"),
+        ("I'd like a window seat behind the wing.", "window seat"),
+        ("I'd prefer an inside cabin.", "inside cabin"),
     ],
 )
 def test_a_choice_is_read_by_the_sentence_that_states_it(text: str, choice: str) -> None:
