@@ -17,7 +17,7 @@ import re
 from projections.summaries.name_patterns import SPACE
 from projections.summaries.spoken import one_of
 
-__all__ = ["CHOICES", "CHOICE_KEY", "CLOSED", "NOT_A_TOPIC", "choice_key"]
+__all__ = ["CHOICES", "CHOICE_KEY", "CLOSED", "NOT_A_THING", "NOT_A_TOPIC", "choice_key"]
 
 # A verb of choosing or preferring after "I" or "we", its modal or contraction included:
 # "I'd like", "we would prefer", "I'll take", "I'd rather have", "I really love", and asked:
@@ -73,7 +73,8 @@ _LIGHT_WORDS = (  # noqa: SIM905
 ).split()
 #: A word of those closed classes (what follows "of" when a quantity names no substance).
 CLOSED = one_of(_CLOSED_WORDS)
-_NOT_A_THING = one_of(_CLOSED_WORDS + _LIGHT_WORDS)
+#: A word of those closed classes or a light verb: never a word of a thing named.
+NOT_A_THING = one_of(_CLOSED_WORDS + _LIGHT_WORDS)
 _MODALS_AND_CHOOSING = (  # noqa: SIM905
     "would will shall should could can may might must like love prefer want need choose pick order"
 ).split()
@@ -86,7 +87,7 @@ NOT_A_TOPIC = frozenset(_CLOSED_WORDS + _LIGHT_WORDS + _MODALS_AND_CHOOSING)
 # first, no participle (it opens a clause of its own: "my credit card ending in 4421",
 # "flights based on price"): a word in "-ed" after a consonant ("bed", "red" and "speed" are
 # none), or in "-ing" before a preposition ("a king bed", "the morning flight" are things).
-_WORD = rf"(?!{_NOT_A_THING}\b)[a-z]+(?:-[a-z]+)*"
+_WORD = rf"(?!{NOT_A_THING}\b)[a-z]+(?:-[a-z]+)*"
 _PARTICIPLE = (
     r"(?:[a-z]+[b-df-hj-np-tv-z]ed\b"
     rf"|[a-z]+ing(?={SPACE}+(?:in|at|on|from|to|around|after|before|with|by)\b))"
@@ -121,7 +122,7 @@ CHOICES: list[tuple[str, re.Pattern[str]]] = [
             rf"(?:(?<![^\n])|(?<=[.!?]\s))(?:(?:[Tt]he|[Aa]n?|[Mm]y|[Oo]ur){SPACE}+)?"
             # (a closed-class word opens no thing: "That is fine", "It works", "Either is fine")
             rf"(?!(?i:{CLOSED})\b)"
-            rf"(?P<value>[A-Za-z][a-z]+(?:[- ](?!{_NOT_A_THING}\b)[a-z]+){{0,2}})"
+            rf"(?P<value>[A-Za-z][a-z]+(?:[- ](?!{NOT_A_THING}\b)[a-z]+){{0,2}})"
             rf"{SPACE}+(?:is|are|would{SPACE}+be|sounds|works|will{SPACE}+do){SPACE}+"
             r"(?:fine|good|great|perfect|ok|okay|best)\b"
         ),

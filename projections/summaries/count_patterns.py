@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import re
 
+from projections.summaries.choice_patterns import NOT_A_THING
 from projections.summaries.spoken import (
     NUMBER,
     NUMBER_WORDS,
@@ -61,11 +62,31 @@ _HALVES = r"(?:\s+and\s+a\s+half)?"
 # amount, not two.
 _CENTS = rf"\s+and\s+(?:\d{{1,2}}|{SMALL_WORDS})\s+(?:cents?|pence)\b"
 
+# The measures of weight and volume that a kitchen, a shop or a recipe says in words (their
+# symbols after a number are the quantities' of ``value_patterns``: "2 tbsp of sugar").
+_MEASURE = (
+    r"(?:pound|kilo(?:gram)?|gram|ounce|(?:milli)?lit(?:re|er)|gallon|pint|quart|cup"
+    r"|tablespoon|teaspoon)"
+)
+# What it measures: one word or two, neither of a closed class nor a light verb ("ground beef",
+# "rice", not "rice please").
+_SUBSTANCE = rf"(?!{NOT_A_THING}\b)[a-z]{{3,}}(?:-[a-z]+)?(?:\s+(?!{NOT_A_THING}\b)[a-z]{{3,}}\b)?"
+
 # An age in years, in digits or words.
 _AGE = rf"(?:\d{{1,3}}(?:\s?[-–]\s?\d{{1,3}})?|{SMALL_WORDS})"
 
 #: ``(kind, pattern)``, after the spoken dates and times (``spoken.SPOKEN_PATTERNS``).
 SPOKEN_COUNTS: list[tuple[str, re.Pattern[str]]] = [
+    # A measure said with what it measures: "half a pound of ground beef", "a kilo of rice",
+    # "two pounds of apples" (weight, not money: "of" says so), "a quarter pound of ham", "3
+    # cups of flour" (before the amounts, which read "two pounds" as money)
+    (
+        "quantity",
+        re.compile(
+            rf"(?i)\b(?:(?:half\s+)?an?|half|one|(?:a\s+)?quarter(?:\s+of\s+an?)?"
+            rf"|\d+(?:\.\d+)?|{NUMBER_WORDS})\s+{_MEASURE}s?\s+of\s+(?-i:{_SUBSTANCE})"
+        ),
+    ),
     # An age's bound after the persons it bounds: "a child under 2", "kids under 12 eat free",
     # "seniors over 65" (who a fare or a rule is for; before the ages alone: "children under
     # the age of five")

@@ -86,6 +86,15 @@ NUMBER_PATTERNS: list[tuple[str, re.Pattern[str]]] = [
         "id",
         re.compile(r"\d(?<![\w.]\d)\d*(?:\.\d+){2,3}(?![\w.]*\d)(?![\w-])", CJK_RUNS_ON),
     ),
+    # A size in words or a shoe's in halves: "size medium", "a size small", "size extra large",
+    # "size 9.5 wide" (the words of sizes are a closed class; "size M" is read below)
+    (
+        "number",
+        re.compile(
+            r"(?i)\bsize\s+(?:(?:extra[- ]|x-?)?(?:small|large)|medium|petite|regular|tall"
+            r"|\d{1,2}(?:\.5)?(?:\s+(?:wide|narrow))?)\b(?![.,]\d)"
+        ),
+    ),
     # A small number or a letter that numbers the thing named before it: "in row 12", "at
     # gate 23.", "to seat 14?", "on floor 3", where a clause ends; "in size M", "in row G",
     # "my vitamin D", "in size XL" (after a preposition or a determiner, so the word is a

@@ -193,7 +193,11 @@ from tests.projections.summaries.reading import values_read
         ("Set it to 72°F", "quantity", "72°F"),
         ("I'm 6'2\" and 190 lbs", "quantity", "6'2\""),
         ("I'm 6'2\" and 190 lbs", "quantity", "190 lbs"),  # a symbol, no tally
-        ("we need 1.5 liters of water", "tally", "1.5 liters"),
+        ("we need 1.5 liters of water", "quantity", "1.5 liters of water"),
+        ("half a pound of ground beef, please", "quantity", "half a pound of ground beef"),
+        ("two pounds of apples", "quantity", "two pounds of apples"),  # weight, not money
+        ("a quarter pound of ham", "quantity", "a quarter pound of ham"),
+        ("it costs five pounds", "amount", "five pounds"),
         ("It's Suite 200 on the second floor", "name", "Suite 200"),  # no "It's" in a name
         ("I live at 123 Main St, Apt. 4B", "name", "Apt. 4B"),
         ("Deliver to 4400 W Sunset Blvd", "name", "4400 W Sunset Blvd"),

@@ -48,6 +48,9 @@ from tests.projections.summaries.reading import values_read
         # a letter that names a thing after its noun; versions and addresses in dotted groups
         ("I need the shirt in size M", "number", "size M"),
         ("do you have it in size XL?", "number", "size XL"),
+        ("do you have it in size medium?", "number", "size medium"),
+        ("I wear a size extra large", "number", "size extra large"),
+        ("I'm a size 9.5 wide in men's", "number", "size 9.5 wide"),
         ("I'm in row G seat 12", "number", "row G"),
         ("pick me up at Terminal B, door 4", "name", "Terminal B"),
         ("we're on version 2.3.1", "id", "2.3.1"),
