@@ -327,6 +327,8 @@ SPOKEN_PATTERNS: list[tuple[str, re.Pattern[str]]] = [
             # "this sat", "next fri": in small letters after a word that can only place a day
             # ("last" aside: "I last sat there"), not before a word it would be the verb of
             rf"|\b(?i:next|this(?:\s+coming)?|coming)\s+(?i:{WEEKDAY_SHORT})\b\.?{DAY_NOT_RANK}"
+            # ("on mon", "on thurs": in small letters after "on", those that are no other word)
+            rf"|\b(?i:on)\s+(?:mon|tues?|weds?|thu(?:rs?)?|fri)\b\.?(?!,?\s+(?i:{MONTH})\b)"
         ),
     ),
     # A part of a period said before it: "the end of next week", "early next month", "later
@@ -369,7 +371,8 @@ SPOKEN_PATTERNS: list[tuple[str, re.Pattern[str]]] = [
     (
         "relative",
         re.compile(
-            rf"(?i)\b(?:today|tonight|tomorrow|yesterday)\b"
+            # (with their shorthand in a text message: "tmrw", "2nite")
+            rf"(?i)\b(?:today|tonight|tomorrow|yesterday|tmrw|tmr|2moro|2morrow|tonite|2nite)\b"
             rf"|\b{NUMBER}\s+(?:days?|weeks?|months?|years?)\s+(?:ago|from\s+now|later)\b"
             rf"|\bin\s+{NUMBER}\s+(?:days?|weeks?|months?)\b"
         ),

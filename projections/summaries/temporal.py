@@ -38,11 +38,14 @@ _DAYS = {
     "yesterday": -1, "last night": -1, "tomorrow": 1, "the day before yesterday": -2,
     "the day after tomorrow": 2, "今天": 0, "今晚": 0, "昨天": -1, "昨晚": -1, "明天": 1,
     "前天": -2, "后天": 2,
+    # a text message's shorthand
+    "tmrw": 1, "tmr": 1, "2moro": 1, "2morrow": 1, "tonite": 0, "2nite": 0,
 }  # fmt: skip
 _NUMBER_WORDS = {"a": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6}
 _RELATIVE = re.compile(
     r"(?i)\b(?:the day before yesterday|the day after tomorrow|last night|this morning|"
-    r"this afternoon|this evening|today|tonight|yesterday|tomorrow)\b|今天|今晚|昨天|昨晚|"
+    r"this afternoon|this evening|today|tonight|yesterday|tomorrow|tmrw|tmr|2moro|2morrow|"
+    r"tonite|2nite)\b|今天|今晚|昨天|昨晚|"
     r"明天|前天|后天|\b(?P<n>\d+|a|one|two|three|four|five|six) (?P<unit>days?|weeks?) ago\b|"
     r"\b(?P<which>last|next|this) (?P<what>week|month|year|weekend|" + "|".join(WEEKDAYS) + r")\b"
 )

@@ -94,6 +94,8 @@ _FOREIGN_MONTH = (
     "gennaio|febbraio|aprile|maggio|giugno|luglio|settembre|ottobre|dicembre|janeiro|fevereiro|"
     "mar[çc]o|maio|junho|julho|setembro|outubro|novembro|dezembro))"
 )
+# A day of the month in digits, its ordinal's letters or not ("5", "5th").
+_DAY_OF = r"\d{1,2}(?:st|nd|rd|th)?"
 # "$1.2 million", "3 billion euros"
 _MAGNITUDE = r"\s(?:thousand|million|billion|trillion)\b"
 
@@ -144,12 +146,12 @@ VALUE_PATTERNS: list[tuple[str, re.Pattern[str]]] = [
     # The day first ("8 May, 2023"), read before a month with its year ("May, 2023").
     ("date", re.compile(rf"(?i)\b\d{{1,2}}(?:st|nd|rd|th)?\s+{MONTH}\b\.?(?:,?\s+\d{{4}})?")),
     # A month with its day ("Mar 15", "May 21st, 2024", "Wed, Oct 9": an abbreviated weekday
-    # before it; "Jan 5-9": its days) or its year ("May 2027", "Sept. 2025").
+    # before it; "Jan 5-9", "jan 5th-9th": its days) or its year ("May 2027", "Sept. 2025").
     (
         "date",
         re.compile(
             rf"(?i)\b(?:{WEEKDAY_SHORT}\.?,?\s+(?={MONTH}\.?\s+\d))?"
-            rf"{MONTH}\.?(?:\s+\d{{1,2}}(?:st|nd|rd|th)?(?:\s?[-–]\s?\d{{1,2}}(?![\d:.]))?"
+            rf"{MONTH}\.?(?:\s+{_DAY_OF}(?:\s?[-–]\s?{_DAY_OF}(?![\d:.]))?"
             rf"(?:,?\s+\d{{4}})?\b"
             r"|,?\s+(?:1[89]|2\d)\d\d(?![\w.,:]*\d))"
         ),

@@ -23,6 +23,11 @@ from tests.projections.summaries.reading import values_read
         ("the day after tomorrow is fine", "date", "the day after tomorrow"),
         ("on Friday the 13th", "date", "on Friday the 13th"),
         ("I paid three days ago", "relative", "three days ago"),
+        # a text message's shorthand; a range of days after a month
+        ("can u book 4 me tmrw at 7?", "relative", "tmrw"),
+        ("meet 2nite around 8ish", "relative", "2nite"),
+        ("cancel my appt on mon", "date", "on mon"),
+        ("we're away jan 5th-9th", "date", "jan 5th-9th"),
         # a range: its lower bound with the unit of its upper
         (
             "our budget is between 1,500 and 2,000 dollars",
