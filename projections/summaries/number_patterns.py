@@ -8,7 +8,7 @@ import re
 
 from projections.summaries.spoken import FUNCTION_WORDS, after_one_of
 
-__all__ = ["CJK_RUNS_ON", "DIMENSIONS", "LETTER_ENDS", "NUMBER_PATTERNS", "PHONE_NUMBERS"]
+__all__ = ["CJK_RUNS_ON", "DIMENSIONS", "LETTER_ENDS", "NUMBER_PATTERNS", "PHONE_NUMBERS", "SIZES"]
 
 #: Numbers, amounts and identifiers are told from the words around them by ASCII word
 #: characters: Chinese or Japanese text runs on without spaces ("预算500元", "订单号是W2378156"),
@@ -50,6 +50,23 @@ PHONE_NUMBERS: list[tuple[str, re.Pattern[str]]] = [
     ),
 ]
 
+#: ``(kind, pattern)`` of a size said with the word "size", read before the counts of plurals
+#: ("size 10 shoes" is a size, not ten shoes).
+SIZES: list[tuple[str, re.Pattern[str]]] = [
+    # A size in words or a shoe's in halves: "size medium", "a size small", "size extra large",
+    # "size 9.5 wide" (the words of sizes are a closed class; "size M" is read below)
+    (
+        "number",
+        re.compile(
+            r"(?i)\bsize\s+(?:(?:extra[- ]|x-?)?(?:small|large)|medium|petite|regular|tall"
+            # (a number, not a quantity's: no unit's symbol after it, a word without a vowel:
+            # "file size 20 MB")
+            r"|\d{1,2}(?:\.5)?(?!\s*(?![A-Za-z]*[AEIOUYaeiouy])[A-Za-z]{1,5}\b)"
+            r"(?:\s+(?:wide|narrow))?)\b(?![.,]\d)"
+        ),
+    ),
+]
+
 # Dimensions: numbers joined by "x", "×" or "by", three of them, or two and a length after the
 # last ("12 by 10 by 8 inch", "20 x 30 cm", "4 by 5 metres"; not "won 3 by 4", "3 by 4 pm").
 _BY = r"\s?(?:x|×|by)\s?"
@@ -85,15 +102,6 @@ NUMBER_PATTERNS: list[tuple[str, re.Pattern[str]]] = [
     (
         "id",
         re.compile(r"\d(?<![\w.]\d)\d*(?:\.\d+){2,3}(?![\w.]*\d)(?![\w-])", CJK_RUNS_ON),
-    ),
-    # A size in words or a shoe's in halves: "size medium", "a size small", "size extra large",
-    # "size 9.5 wide" (the words of sizes are a closed class; "size M" is read below)
-    (
-        "number",
-        re.compile(
-            r"(?i)\bsize\s+(?:(?:extra[- ]|x-?)?(?:small|large)|medium|petite|regular|tall"
-            r"|\d{1,2}(?:\.5)?(?:\s+(?:wide|narrow))?)\b(?![.,]\d)"
-        ),
     ),
     # A small number or a letter that numbers the thing named before it: "in row 12", "at
     # gate 23.", "to seat 14?", "on floor 3", where a clause ends; "in size M", "in row G",

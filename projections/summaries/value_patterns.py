@@ -27,6 +27,7 @@ from projections.summaries.number_patterns import (
     LETTER_ENDS,
     NUMBER_PATTERNS,
     PHONE_NUMBERS,
+    SIZES,
 )
 from projections.summaries.spoken import (
     DAY_NOT_RANK,
@@ -113,6 +114,7 @@ _AFTER_TIME_WORD = after_one_of("on by to for from till until after before")
 VALUE_PATTERNS: list[tuple[str, re.Pattern[str]]] = [
     *PHONE_NUMBERS,  # first: each of their groups is a number of its own to a later form
     *DIMENSIONS,  # and each of their parts
+    *SIZES,
     *SPOKEN_PATTERNS,  # the longer spoken forms first ("5:30 in the evening" over "5:30")
     *SPOKEN_COUNTS,
     # (with its time of day in ISO 8601's form: "2024-06-01T17:00", "...T17:00:00Z")

@@ -51,6 +51,8 @@ from tests.projections.summaries.reading import values_read
         ("do you have it in size medium?", "number", "size medium"),
         ("I wear a size extra large", "number", "size extra large"),
         ("I'm a size 9.5 wide in men's", "number", "size 9.5 wide"),
+        ("I need size 10 shoes", "number", "size 10"),  # a size, not ten shoes
+        ("the file size 20 MB is too big", "quantity", "20 MB"),  # a quantity's number
         ("I'm in row G seat 12", "number", "row G"),
         ("pick me up at Terminal B, door 4", "name", "Terminal B"),
         ("we're on version 2.3.1", "id", "2.3.1"),
