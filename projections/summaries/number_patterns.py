@@ -8,7 +8,15 @@ import re
 
 from projections.summaries.spoken import FUNCTION_WORDS, after_one_of
 
-__all__ = ["CJK_RUNS_ON", "DIMENSIONS", "LETTER_ENDS", "NUMBER_PATTERNS", "PHONE_NUMBERS", "SIZES"]
+__all__ = [
+    "CJK_RUNS_ON",
+    "DIMENSIONS",
+    "LETTER_ENDS",
+    "LINKS",
+    "NUMBER_PATTERNS",
+    "PHONE_NUMBERS",
+    "SIZES",
+]
 
 #: Numbers, amounts and identifiers are told from the words around them by ASCII word
 #: characters: Chinese or Japanese text runs on without spaces ("预算500元", "订单号是W2378156"),
@@ -23,6 +31,21 @@ _AFTER_FUNCTION_WORD = after_one_of(
 #: Where a letter that names a thing ends ("row G", "Terminal B"): not inside a word or a
 #: name such as "R&D" or "C++", and no initial ("George R. R. Martin").
 LETTER_ENDS = r"(?![\w'’&+-]|\.(?:\w|\s+[A-Z]))"
+
+#: ``(kind, pattern)`` of a link, read whole before anything else (its path's numbers and
+#: words are no values of their own): "https://example.com/orders/123", "www.example.org/a?b=1",
+#: without a sentence's punctuation after it.
+LINKS: list[tuple[str, re.Pattern[str]]] = [
+    (
+        "id",
+        # (its first letter first, what stands before it looked behind after: a pattern that
+        # opens with a lookbehind or a word boundary is tried at every position)
+        re.compile(
+            r"[hHwW](?<![\w.][hHwW])(?:(?i:ttps?://)|(?i:ww\.))[^\s<>\"'`()\[\]{}]+(?<![.,;:!?])",
+            CJK_RUNS_ON,
+        ),
+    ),
+]
 
 # A phone number by its structure: the international form, "+" (or "00") and 8 to 15 digits
 # (E.164's most), each group apart by a space, dot, hyphen or parentheses ("+44 20 7946 0958",

@@ -25,6 +25,7 @@ from projections.summaries.number_patterns import (
     CJK_RUNS_ON,
     DIMENSIONS,
     LETTER_ENDS,
+    LINKS,
     NUMBER_PATTERNS,
     PHONE_NUMBERS,
     SIZES,
@@ -112,7 +113,8 @@ _NOT_WHEN = r"(?![ \t]+(?:ago|later|earlier|before|after)\b)"
 _AFTER_TIME_WORD = after_one_of("on by to for from till until after before")
 #: ``(kind, pattern)``: the ledger takes each span once, the first pattern that reads it wins.
 VALUE_PATTERNS: list[tuple[str, re.Pattern[str]]] = [
-    *PHONE_NUMBERS,  # first: each of their groups is a number of its own to a later form
+    *LINKS,  # first: a link's path holds numbers and words of no value of their own
+    *PHONE_NUMBERS,  # each of their groups is a number of its own to a later form
     *DIMENSIONS,  # and each of their parts
     *SIZES,
     *SPOKEN_PATTERNS,  # the longer spoken forms first ("5:30 in the evening" over "5:30")

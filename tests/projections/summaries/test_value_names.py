@@ -57,6 +57,13 @@ from tests.projections.summaries.reading import values_read
         ("pick me up at Terminal B, door 4", "name", "Terminal B"),
         ("we're on version 2.3.1", "id", "2.3.1"),
         ("my IP is 192.168.1.20", "id", "192.168.1.20"),
+        # a link whole, without the sentence's punctuation after it
+        (
+            "Visit https://example.com/orders/123 for details.",
+            "id",
+            "https://example.com/orders/123",
+        ),
+        ("See www.example.org/a?b=1.", "id", "www.example.org/a?b=1"),
         ("Lakers vs. Celtics on the 12th", "name", "Celtics"),  # "vs." ends no sentence
     ],
 )
