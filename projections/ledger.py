@@ -27,6 +27,7 @@ from projections.errors import MessageValidationError
 from projections.events import register_ledger_events
 from projections.projection import Projection, ReadModel
 from projections.read_model_runner import ReadModelRunner, read_model_name
+from projections.recall.vector_cache import DEFAULT_VECTOR_BYTES
 from projections.runner import ProjectionRunner
 from projections.session.bodies import DEFAULT_BODY_BYTES, DEFAULT_INDEX_BYTES, BodyCache
 from projections.session.events import (
@@ -71,6 +72,10 @@ class Ledger:
         embedder: the optional embedding ranker's model (:mod:`projections.recall.vectors`):
             with one, recall ranks by BM25 and the messages' vectors together (their rows are
             derived data, erased with their message); None: BM25 alone.
+        vector_cache_bytes: with an embedder, the bound of the memory the sessions' decoded
+            vectors may hold (least recently used session first out; emptied by any erasure
+            seen): a render with recall then reads only the vectors of messages appended
+            since its session's last (:mod:`projections.recall.vector_cache`).
     """
 
     def __init__(
@@ -83,13 +88,14 @@ class Ledger:
         cached_bytes: int | None = DEFAULT_INDEX_BYTES,
         body_cache_bytes: int = DEFAULT_BODY_BYTES,
         embedder: Embedder | None = None,
+        vector_cache_bytes: int = DEFAULT_VECTOR_BYTES,
     ) -> None:
         self.store = store
         self.vectors: VectorIndex | None = None
         if embedder is not None:  # imported only when used: a plain read loads no ranker
             from projections.recall.vectors import VectorIndex
 
-            self.vectors = VectorIndex(embedder)
+            self.vectors = VectorIndex(embedder, cache_bytes=vector_cache_bytes)
         register_ledger_events(store.registry)
         self.bodies = BodyCache(body_cache_bytes)
         self.sessions = ProjectionRunner(

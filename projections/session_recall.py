@@ -8,7 +8,7 @@ a plain render never loads them.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -27,6 +27,7 @@ from projections.session.state import Cut
 from projections.session_cuts import SessionCuts
 
 if TYPE_CHECKING:
+    from eventstore.recorder import Document
     from projections.recall.rank import Hit
     from projections.recall.search import RecallOptions
     from projections.recall.vectors import VectorIndex
@@ -76,17 +77,34 @@ class RecallReads(SessionCuts):
         options: RecallOptions,
     ) -> list[RecallHit]:
         """BM25's hits fused with the embedding ranker's cosines over the cut's messages (the
-        vectors of later or erased messages are never read)."""
-        from projections.recall.vectors import dense_scores, fuse
+        vectors of later or erased messages are never scored), from the session's vectors
+        held decoded in memory: only the rows of messages appended since are read."""
+        from projections.recall.dense import fuse_held
+        from projections.recall.vector_cache import held_vectors
+        from projections.recall.vectors import quantised
 
         runner = self.ledger.read_model(vectors)
         await runner.catch_up(self.tenant_id)
-        state = cut.state
-        keys = [state.message_event_ids[i] for i in range(cut.count) if i not in state.erased]
-        rows = await self.ledger.store.read_models.read(self.tenant_id, runner.name, keys)
         [asked] = await asyncio.to_thread(vectors.embed, [query])  # a model: off the loop
+        question = quantised(asked)
+        read_models, name = self.ledger.store.read_models, runner.name
+
+        async def read(keys: list[str]) -> Sequence[Document]:
+            return await read_models.read(self.tenant_id, name, keys)
+
+        state = cut.state
+        held = await held_vectors(
+            vectors.cache,
+            (self.tenant_id, self.stream_id),
+            state.message_event_ids,
+            cut.count,
+            len(question),
+            read,
+        )
         bm25 = {hit.message_id: hit.score for hit in found}
-        fused = fuse(bm25, dense_scores(asked, rows), options.dense_weight, options.candidates)
+        fused = fuse_held(
+            bm25, question, held, cut.count, state.erased, options.dense_weight, options.candidates
+        )
         return [RecallHit(message_id, score) for message_id, score in fused]
 
     async def _find(

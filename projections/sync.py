@@ -20,6 +20,7 @@ from projections.context.tokens import TokenCounter
 from projections.erasure import CascadedErasure
 from projections.ledger import Ledger, Session
 from projections.memory.service import LongTermMemory
+from projections.recall.vector_cache import DEFAULT_VECTOR_BYTES
 from projections.session.bodies import DEFAULT_BODY_BYTES, DEFAULT_INDEX_BYTES
 
 if TYPE_CHECKING:
@@ -87,7 +88,8 @@ class SyncLedger:
     Args:
         url: the database (see :meth:`EventStore.open`), with the backend's ``options``.
         counter: the token counter; ``snapshot_every``, ``cached_sessions``, ``cached_bytes``,
-            ``body_cache_bytes`` and ``embedder`` as for :class:`~projections.ledger.Ledger`.
+            ``body_cache_bytes``, ``embedder`` and ``vector_cache_bytes`` as for
+            :class:`~projections.ledger.Ledger`.
     """
 
     def __init__(
@@ -100,6 +102,7 @@ class SyncLedger:
         cached_bytes: int | None = DEFAULT_INDEX_BYTES,
         body_cache_bytes: int = DEFAULT_BODY_BYTES,
         embedder: Embedder | None = None,
+        vector_cache_bytes: int = DEFAULT_VECTOR_BYTES,
         **options: Any,
     ) -> None:
         self._runner = asyncio.Runner()
@@ -112,6 +115,7 @@ class SyncLedger:
             cached_bytes=cached_bytes,
             body_cache_bytes=body_cache_bytes,
             embedder=embedder,
+            vector_cache_bytes=vector_cache_bytes,
         )
 
     def session(

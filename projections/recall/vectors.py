@@ -14,10 +14,10 @@ their message is erased** (the store does that for every read model). A vector i
 quantised to signed bytes (cosine within about 0.01 of the float one) and stored base64 in the
 row's JSON. A time-travel render reads only the vectors of the messages its cut holds.
 
-Rows are read by key for the messages of the cut: exact, and cheap at the sizes of a
-conversation (a 600-message LoCoMo conversation: one read of 600 rows); a 100k-message session
-reads and decodes 100k rows a query (about 1.1 s here: no vector index such as sqlite-vec or
-pgvector is used).
+Rows are read by key for the messages of the cut, and held decoded per session
+(:mod:`projections.recall.vector_cache`): a render reads only the rows of messages appended
+since, and :func:`projections.recall.dense.fuse_held` scores the cut in one matrix product,
+giving what :func:`fuse` gives for the same rows.
 """
 
 from __future__ import annotations
@@ -38,12 +38,17 @@ from eventstore.recorder import Document
 from projections.errors import EmbedderError
 from projections.projection import Changes
 from projections.recall.index import indexed_messages, message_row
+from projections.recall.vector_cache import DEFAULT_VECTOR_BYTES, VectorCache
 
 __all__ = [
+    "SCALE",
+    "DenseScore",
     "Embedder",
     "VectorIndex",
     "dense_scores",
+    "dot_products",
     "fuse",
+    "fused_scores",
     "quantised",
 ]
 
@@ -80,7 +85,7 @@ class VectorIndex:
     version = 1
     blocking = True  # a model embeds in a worker thread (ReadModelRunner), not on the loop
 
-    def __init__(self, embedder: Embedder) -> None:
+    def __init__(self, embedder: Embedder, *, cache_bytes: int = DEFAULT_VECTOR_BYTES) -> None:
         name = embedder.name
         if (
             not isinstance(name, str)
@@ -93,6 +98,8 @@ class VectorIndex:
             )
         self.embedder = embedder
         self.name = f"vectors-{name}"
+        #: the sessions' decoded vectors (:mod:`projections.recall.vector_cache`)
+        self.cache = VectorCache(cache_bytes)
 
     def changes(self, events: Sequence[RecordedEvent]) -> Changes:
         """One vector row per readable message of a session stream."""
@@ -142,15 +149,16 @@ def dense_scores(query: Sequence[float], rows: Iterable[Document]) -> list[Dense
             ids.append(data["id"])
             vectors.append(vector)
     return [
-        DenseScore(message_id, dot / _SCALE)
-        for message_id, dot in zip(ids, _dots(asked, vectors), strict=True)
+        DenseScore(message_id, dot / SCALE)
+        for message_id, dot in zip(ids, dot_products(asked, vectors), strict=True)
     ]
 
 
-_SCALE = 127 * 127
+#: A cosine is the dot product of two quantised vectors divided by this.
+SCALE = 127 * 127
 
 
-def _dots(asked: bytes, vectors: Sequence[bytes]) -> list[int]:
+def dot_products(asked: bytes, vectors: Sequence[bytes]) -> list[int]:
     """The exact integer dot products of signed-byte vectors: with numpy when it is installed
     (it comes with every embedding model's packages), else in Python; the same integers."""
     try:
@@ -175,15 +183,29 @@ def fuse(
     counts for the embedding ranker only when it is nearer the query than most. A message
     scores ``(1 - weight)·bm25 + weight·dense``; the best ``limit`` are kept.
     """
+    cosines = [score.cosine for score in dense]
+    if not cosines:
+        return fused_scores(bm25, [], 0.0, 0.0, weight, limit)
+    return fused_scores(bm25, dense, statistics.median(cosines), max(cosines), weight, limit)
+
+
+def fused_scores(
+    bm25: dict[str, float],
+    dense: Sequence[DenseScore],
+    floor: float,
+    top: float,
+    weight: float,
+    limit: int,
+) -> list[tuple[str, float]]:
+    """:func:`fuse` with the conversation's median cosine (``floor``) and best (``top``)
+    given: ``dense`` may then hold only the scores that can rank (what
+    :func:`projections.recall.dense.fuse_held` passes), the result is the same."""
     best = max(bm25.values(), default=0.0) or 1.0
     fused = {message_id: (1 - weight) * score / best for message_id, score in bm25.items()}
-    if dense:
-        cosines = [score.cosine for score in dense]
-        floor, top = statistics.median(cosines), max(cosines)
-        span = top - floor
-        for score in dense:
-            if span > 0 and score.cosine > floor:
-                near = weight * (score.cosine - floor) / span
-                fused[score.message_id] = fused.get(score.message_id, 0.0) + near
+    span = top - floor
+    for score in dense:
+        if span > 0 and score.cosine > floor:
+            near = weight * (score.cosine - floor) / span
+            fused[score.message_id] = fused.get(score.message_id, 0.0) + near
     ranked = sorted(fused.items(), key=lambda item: (-item[1], item[0]))
     return [(message_id, score) for message_id, score in ranked[:limit] if score > 0]

@@ -104,6 +104,12 @@ def test_recall_benchmark_prints_every_figure() -> None:
         assert fragment in output
 
 
+def test_recall_benchmark_with_the_embedding_ranker_prints_its_figures() -> None:
+    output = quick_run("tests.benchmarks.bench_recall", "--quick", "--vectors")
+    for fragment in ("with the embedding ranker:", "recall p50", "1000 + others", "(target <= 3)"):
+        assert fragment in output
+
+
 def test_read_check_benchmark_prints_every_figure() -> None:
     output = quick_run("tests.benchmarks.bench_read_check")
     for measure in ("cold_open", "warm_render_p50", "time_travel_p50", "all hashes, raw"):

@@ -1,0 +1,176 @@
+"""The sessions' vectors held in memory: the fusion over them is the reference fusion, a render
+reads only the rows of messages appended since, an erasure empties the cache, and the cache
+keeps within its bound (a cut ranking from the head's vectors: test_vectors.py)."""
+
+from __future__ import annotations
+
+import asyncio
+import builtins
+import sys
+from collections.abc import Sequence
+from typing import Any
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from eventstore import EventStore
+from eventstore.recorder import Document
+from projections.ledger import Ledger
+from projections.recall.dense import fuse_held
+from projections.recall.vector_cache import SessionVectors, VectorCache, held_vectors
+from projections.recall.vectors import SCALE, DenseScore, fuse
+from projections.session.columns import IdColumn
+from tests.projections.recall.concepts import ConceptEmbedder
+from tests.projections.recall.small_talk import chat
+from tests.projections.recall.test_vectors import conversation, recalled
+
+
+def _entry(vectors: list[list[int]]) -> SessionVectors:
+    held = SessionVectors(len(vectors[0]))
+    for index, vector in enumerate(vectors):
+        held.ids.append(f"m{index}")
+        held.present.append(1)
+        held.positions[f"m{index}"] = index
+        held.matrix += bytes(value & 0xFF for value in vector)
+    return held
+
+
+def _reference(
+    bm25: dict[str, float],
+    asked: list[int],
+    vectors: list[list[int]],
+    count: int,
+    erased: set[int],
+    weight: float,
+    limit: int,
+) -> list[tuple[str, float]]:
+    dense = [
+        DenseScore(f"m{i}", sum(a * b for a, b in zip(asked, vectors[i], strict=True)) / SCALE)
+        for i in range(count)
+        if i not in erased
+    ]
+    return fuse(bm25, dense, weight, limit)
+
+
+# Few distinct values (cosines tie often, at the median and at the edge of the ranking) or
+# any (the BM25 hits then fall anywhere in the dense order).
+VALUES = st.sampled_from([st.sampled_from([-127, -3, 0, 2, 127]), st.integers(-127, 127)])
+VECTORS = st.tuples(st.integers(1, 8), VALUES).flatmap(
+    lambda shape: st.lists(
+        st.lists(shape[1], min_size=shape[0], max_size=shape[0]),
+        min_size=1,
+        max_size=120,
+    )
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(vectors=VECTORS, data=st.data())
+def test_the_fusion_over_held_vectors_is_the_reference_fusion(
+    vectors: list[list[int]], data: st.DataObject
+) -> None:
+    dimension, size = len(vectors[0]), len(vectors)
+    asked = data.draw(st.lists(st.integers(-127, 127), min_size=dimension, max_size=dimension))
+    count = data.draw(st.sampled_from([size, size // 2, 0]))
+    erased = data.draw(st.sets(st.integers(0, size - 1), max_size=size // 4))
+    # Few hits and a small limit: the hits then fall outside the nearest rows kept.
+    hits = data.draw(st.lists(st.integers(0, size + 2), unique=True, max_size=4))
+    scores = data.draw(st.lists(st.sampled_from([0.5, 1.0, 2.5]), min_size=len(hits)))
+    bm25 = {f"m{i}": score for i, score in zip(hits, scores, strict=False)}
+    weight = data.draw(st.sampled_from([0.0, 0.3, 1.0]))
+    limit = data.draw(st.integers(1, 6))
+    question = bytes(value & 0xFF for value in asked)
+    held = _entry(vectors)
+    expected = _reference(bm25, asked, vectors, count, erased, weight, limit)
+    assert fuse_held(bm25, question, held, count, erased, weight, limit) == expected
+
+
+def test_the_fusion_without_numpy_is_the_same(monkeypatch: pytest.MonkeyPatch) -> None:
+    vectors = [[(i * 7 + j * 3) % 255 - 127 for j in range(8)] for i in range(30)]
+    asked, bm25 = vectors[4], {"m3": 2.0, "m9": 1.0}
+    question = bytes(value & 0xFF for value in asked)
+    expected = _reference(bm25, asked, vectors, 25, {2, 7}, 0.3, 10)
+    real_import = builtins.__import__
+
+    def no_numpy(name: str, *args: Any, **kwargs: Any) -> Any:
+        if name == "numpy":
+            raise ImportError("numpy is not installed")
+        return real_import(name, *args, **kwargs)
+
+    monkeypatch.setitem(sys.modules, "numpy", None)
+    monkeypatch.setattr(builtins, "__import__", no_numpy)
+    assert fuse_held(bm25, question, _entry(vectors), 25, {2, 7}, 0.3, 10) == expected
+
+
+class CountingReads:
+    """The store's read-model reads, with the keys each one asked for."""
+
+    def __init__(self, store: EventStore) -> None:
+        self.asked: list[int] = []
+        self._read = store.read_models.read
+
+    async def read(self, tenant_id: str, name: str, keys: Sequence[str]) -> list[Document]:
+        self.asked.append(len(keys))
+        return await self._read(tenant_id, name, keys)
+
+
+async def test_a_render_reads_only_the_vectors_of_messages_appended_since(
+    store: EventStore, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    reads = CountingReads(store)
+    monkeypatch.setattr(store.read_models, "read", reads.read)
+    session = Ledger(store, embedder=ConceptEmbedder()).session("acme", "trip")
+    await conversation(session)
+    assert "k" in await recalled(session)
+    assert reads.asked == [42]
+    await recalled(session)
+    assert reads.asked == [42]  # nothing new: nothing read
+    await session.append(chat(40, 3))
+    assert "k" in await recalled(session)
+    assert reads.asked == [42, 3]
+
+
+async def test_an_erasure_empties_the_held_vectors(store: EventStore) -> None:
+    ledger = Ledger(store, embedder=ConceptEmbedder())
+    session = ledger.session("acme", "trip")
+    await conversation(session)
+    assert "k" in await recalled(session)
+    assert ledger.vectors is not None
+    assert len(ledger.vectors.cache) == 1
+    state = await session.latest()
+    event_id = state.message_event_ids[state.index_of["k"]]
+    await ledger.erase("acme", [event_id], reason="user asked", requested_by="test")
+    assert len(ledger.vectors.cache) == 0
+    assert "k" not in await recalled(session)
+
+
+def test_the_cache_keeps_within_its_bound_newest_first() -> None:
+    cache = VectorCache(max_bytes=3_000)
+    for name in ("a", "b", "c"):
+        cache.put(("t", name), _entry([[1] * 8] * 10))  # 10 x (8 + 1 + 96) bytes each
+    assert len(cache) == 2
+    assert cache.get(("t", "a")) is None
+    assert cache.bytes <= 3_000
+    cache.put(("t", "big"), _entry([[1] * 8] * 40))
+    assert cache.get(("t", "big")) is None  # over the bound alone: not held
+    assert cache.get(("t", "c")) is not None
+
+
+def test_an_entry_of_another_history_is_not_reused() -> None:
+    ids = IdColumn()
+    for value in ("00000000-0000-7000-8000-000000000001", "00000000-0000-7000-8000-000000000002"):
+        ids.append(value)
+    read_keys: list[list[str]] = []
+
+    async def read(keys: list[str]) -> list[Document]:
+        read_keys.append(keys)
+        return []
+
+    cache = VectorCache()
+    asyncio.run(held_vectors(cache, ("t", "s"), ids, 2, 4, read))
+    other = IdColumn()
+    for value in ("00000000-0000-7000-8000-000000000001", "00000000-0000-7000-8000-000000000009"):
+        other.append(value)
+    asyncio.run(held_vectors(cache, ("t", "s"), other, 2, 4, read))
+    assert read_keys == [[str(ids[0]), str(ids[1])], [str(other[0]), str(other[1])]]
