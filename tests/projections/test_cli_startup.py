@@ -75,7 +75,7 @@ def test_version_after_another_option_still_works() -> None:
 
 def test_context_imports_no_sqlalchemy_and_nothing_it_does_not_run(tmp_path: Path) -> None:
     # A read of a SQLite store: no SQLAlchemy (its SQL is compiled ahead of time), and none of
-    # compaction, erasure, ingest or the stemmer of search (imported by the verbs using them).
+    # compaction, erasure, ingest, search or its stemmer (imported by the verbs using them).
     db = one_message_store(tmp_path, "hello there")
     argv = ["ctxledger", "--db", str(db), "context", "--tenant", "t", "--session", "s"]
     result, imported = run_importing(argv)
@@ -84,6 +84,8 @@ def test_context_imports_no_sqlalchemy_and_nothing_it_does_not_run(tmp_path: Pat
     for heavy in (
         "sqlalchemy",
         "snowballstemmer",
+        "projections.recall.search",
+        "projections.recall.rank",
         "projections.compactor",
         "projections.ingest",
         "projections.erasure",
