@@ -174,3 +174,22 @@ def test_an_entry_of_another_history_is_not_reused() -> None:
         other.append(value)
     asyncio.run(held_vectors(cache, ("t", "s"), other, 2, 4, read))
     assert read_keys == [[str(ids[0]), str(ids[1])], [str(other[0]), str(other[1])]]
+
+
+async def test_two_renders_growing_the_entry_at_once_hold_each_message_once(
+    store: EventStore,
+) -> None:
+    ledger = Ledger(store, embedder=ConceptEmbedder())
+    session = ledger.session("acme", "trip")
+    await conversation(session)
+    await recalled(session)
+    await session.append(chat(40, 5))
+    first, second = await asyncio.gather(recalled(session), recalled(session))
+    fresh = Ledger(store, embedder=ConceptEmbedder()).session("acme", "trip")  # nothing held
+    assert first == second == await recalled(fresh)
+    assert ledger.vectors is not None
+    [held] = ledger.vectors.cache._entries.values()
+    count = len((await session.latest()).message_event_ids)
+    assert held.count == count
+    assert len(held.matrix) == count * held.dimension
+    assert sorted(held.positions.values()) == sorted(set(held.positions.values()))
