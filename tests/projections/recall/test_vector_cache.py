@@ -1,15 +1,19 @@
 """The sessions' vectors held in memory: the fusion over them is the reference fusion, a render
 reads only the rows of messages appended since, an erasure empties the cache, and the cache
-keeps within its bound (a cut ranking from the head's vectors: test_vectors.py)."""
+keeps within its bound, counted as allocated (a cut ranking from the head's vectors:
+test_vectors.py)."""
 
 from __future__ import annotations
 
 import asyncio
+import base64
 import builtins
 import sys
+import tracemalloc
 from collections.abc import Sequence
 from typing import Any
 
+import orjson
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -146,12 +150,13 @@ async def test_an_erasure_empties_the_held_vectors(store: EventStore) -> None:
 
 
 def test_the_cache_keeps_within_its_bound_newest_first() -> None:
-    cache = VectorCache(max_bytes=3_000)
+    size = _entry([[1] * 8] * 10).size
+    cache = VectorCache(max_bytes=2 * size + size // 2)
     for name in ("a", "b", "c"):
-        cache.put(("t", name), _entry([[1] * 8] * 10))  # 10 x (8 + 1 + 96) bytes each
+        cache.put(("t", name), _entry([[1] * 8] * 10))
     assert len(cache) == 2
     assert cache.get(("t", "a")) is None
-    assert cache.bytes <= 3_000
+    assert cache.bytes <= cache.max_bytes
     cache.put(("t", "big"), _entry([[1] * 8] * 40))
     assert cache.get(("t", "big")) is None  # over the bound alone: not held
     assert cache.get(("t", "c")) is not None
@@ -193,3 +198,22 @@ async def test_two_renders_growing_the_entry_at_once_hold_each_message_once(
     assert held.count == count
     assert len(held.matrix) == count * held.dimension
     assert sorted(held.positions.values()) == sorted(set(held.positions.values()))
+
+
+def test_an_entrys_size_is_what_it_allocates() -> None:
+    keys = [f"00000000-0000-7000-8000-{i:012d}" for i in range(2_000)]
+    vector = base64.b64encode(bytes(range(48)) * 8).decode()  # 384 signed bytes
+    rows = [
+        Document(key, "session/s", key, i, "", orjson.dumps({"id": f"turn-{i}", "q": vector}))
+        for i, key in enumerate(keys)
+    ]
+    tracemalloc.start()
+    try:
+        before = tracemalloc.take_snapshot()
+        held = SessionVectors(384)
+        held.extend(keys, rows)
+        after = tracemalloc.take_snapshot()
+    finally:
+        tracemalloc.stop()
+    allocated = sum(stat.size_diff for stat in after.compare_to(before, "filename"))
+    assert 0.95 <= allocated / held.size <= 1.05
