@@ -2,8 +2,8 @@
 
 A render with recall and an embedder scores every message of the cut against the query, so it
 needs every vector of the session. Read from the store on every query, that was one read of
-all the session's rows, a JSON and base64 decode per row and a Python object per score: 215 ms
-a render at 10,000 messages and about 2 s at 100,000 (docs/benchmarks.md, "The embedding
+all the session's rows, a JSON and base64 decode per row and a Python object per score: 181-194
+ms a render at 10,000 messages and 1.5-1.7 s at 100,000 (docs/benchmarks.md, "The embedding
 ranker as the session grows"). Here the vectors of a session stay decoded in one packed
 ``bytearray``, aligned with the session's message indexes, and a render reads from the store
 only the rows of messages appended since (:meth:`SessionVectors.extend`).
@@ -130,6 +130,9 @@ class VectorCache:
         check_count("vector_cache_bytes", max_bytes)
         self.max_bytes = max_bytes
         self._entries: OrderedDict[tuple[str, str], SessionVectors] = OrderedDict()
+        #: how many times the cache was emptied: rows read across an emptying may hold a
+        #: vector of a message erased meanwhile, and are not held (:func:`held_vectors`)
+        self.generation = 0
         remembered_object(self)  # an erasure anywhere in this process empties it
 
     def __len__(self) -> int:
@@ -162,6 +165,7 @@ class VectorCache:
     def cache_clear(self) -> None:
         """Drop every entry (an erasure was seen: see :mod:`projections.text_caches`)."""
         self._entries.clear()
+        self.generation += 1
 
 
 class _EventIds(Protocol):
@@ -180,17 +184,18 @@ async def held_vectors(
     """The entry of ``key`` covering at least the first ``count`` messages, whose event ids
     are the session index's ``event_ids``: the held one grown by the rows ``read`` gives for
     the messages it lacks, or a new one (none held, another dimension, or a session whose
-    events differ from those it was built from)."""
-    for _ in range(3):  # another render of the session may grow the entry meanwhile
+    events differ from those it was built from). Rows read while the cache was emptied (an
+    erasure) are read again, so no vector of an erased message is held after its erasure."""
+    for _ in range(3):  # another render, or an erasure, may move the entry meanwhile
         held = cache.get(key)
         if held is None or held.dimension != dimension or not _continues(held, event_ids):
             held = SessionVectors(dimension)
-        start = held.count
+        start, generation = held.count, cache.generation
         if start >= count:
             return held
         keys = _keys(event_ids.rows_bytes(start, count))
         rows = await read(keys)
-        if held.count == start:
+        if held.count == start and cache.generation == generation:
             held.extend(keys, rows)
             cache.put(key, held)
             return held

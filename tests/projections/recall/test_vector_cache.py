@@ -217,3 +217,22 @@ def test_an_entrys_size_is_what_it_allocates() -> None:
         tracemalloc.stop()
     allocated = sum(stat.size_diff for stat in after.compare_to(before, "filename"))
     assert 0.95 <= allocated / held.size <= 1.05
+
+
+def test_rows_read_while_an_erasure_empties_the_cache_are_read_again() -> None:
+    ids = IdColumn()
+    for i in range(3):
+        ids.append(f"00000000-0000-7000-8000-{i:012d}")
+    cache = VectorCache()
+    asked: list[list[str]] = []
+
+    async def read(keys: list[str]) -> list[Document]:
+        asked.append(keys)
+        if len(asked) == 1:
+            cache.cache_clear()  # an erasure seen while the first read was under way
+        return []
+
+    held = asyncio.run(held_vectors(cache, ("t", "s"), ids, 3, 4, read))
+    assert len(asked) == 2  # the rows read across the erasure were not kept
+    assert held.count == 3
+    assert cache.get(("t", "s")) is held
