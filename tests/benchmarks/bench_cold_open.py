@@ -285,6 +285,13 @@ def run(sizes: list[int], probes: int, rounds: int = ROUNDS) -> dict[str, Any]:
             )
             row["langgraph"] = child("langgraph", str(folder / f"lg{size}.db"))
             results["sizes"][size] = row
+        # The same ratio round by round: a process's renders move by half from one process to
+        # the next (2026-12-08: 0.45-1.25x over ten rounds of the same code, median 0.98x).
+        first, last = samples[sizes[0]], samples[sizes[-1]]
+        results["travel_log_rounds"] = sorted(
+            big["travel_log_ms"] / small["travel_log_ms"]
+            for small, big in zip(first, last, strict=True)
+        )
         cli = [shutil.which("ctxledger") or "ctxledger", "--db", str(db), "context"]
         context = [*cli, "--tenant", TENANT, "--session", f"s{sizes[0]}"]
         results["cli_cpu_s"] = cpu_seconds(context)
@@ -364,6 +371,8 @@ def report(results: dict[str, Any]) -> str:
         lines.append(f"the collector's pauses inside the cold open at {size}, ms: {pauses}")
         less = ", ".join(f"{ratio:.1f}" for ratio in r["cold_less_gc_vs_warm_rounds"])
         lines.append(f"cold open less those pauses / warm render at {size}: {less}x")
+    each = ", ".join(f"{ratio:.2f}" for ratio in results["travel_log_rounds"])
+    lines.append(f"time travel, bodies from the log, {growth}, each round: {each}x")
     lines.append(
         f"resident above imports holding {sizes[-1]} messages: "
         f"{last['rss_above_imports_mb']:.1f} MB (target <= 100)"
@@ -374,6 +383,9 @@ def report(results: dict[str, Any]) -> str:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--quick", action="store_true", help="1k and 5k messages")
+    parser.add_argument(
+        "--rounds", type=int, default=ROUNDS, help=f"rounds of new processes ({ROUNDS})"
+    )
     parser.add_argument("--child", nargs="+", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.child:
@@ -387,7 +399,7 @@ def main() -> None:
         return
     sizes = [1000, 5000] if args.quick else [1000, 100_000]
     quick = bool(args.quick)
-    print(report(run(sizes, probes=5 if quick else 20, rounds=1 if quick else ROUNDS)))
+    print(report(run(sizes, probes=5 if quick else 20, rounds=1 if quick else args.rounds)))
 
 
 if __name__ == "__main__":
