@@ -79,7 +79,7 @@ class RecallReads(SessionCuts):
         """BM25's hits fused with the embedding ranker's cosines over the cut's messages (the
         vectors of later or erased messages are never scored), from the session's vectors
         held decoded in memory: only the rows of messages appended since are read."""
-        from projections.recall.dense import fuse_held
+        from projections.recall.dense import CutVectors, fuse_held
         from projections.recall.vector_cache import held_vectors
         from projections.recall.vectors import quantised
 
@@ -102,9 +102,8 @@ class RecallReads(SessionCuts):
             read,
         )
         bm25 = {hit.message_id: hit.score for hit in found}
-        fused = fuse_held(
-            bm25, question, held, cut.count, state.erased, options.dense_weight, options.candidates
-        )
+        vectors_then = CutVectors(held, state.ids, state.index_of, cut.count, state.erased)
+        fused = fuse_held(bm25, question, vectors_then, options.dense_weight, options.candidates)
         return [RecallHit(message_id, score) for message_id, score in fused]
 
     async def _find(

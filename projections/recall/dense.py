@@ -15,6 +15,8 @@ Without numpy the reference path scores row by row.
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from projections.recall.vector_cache import SessionVectors
@@ -23,28 +25,35 @@ from projections.recall.vectors import SCALE, DenseScore, dot_products, fuse, fu
 if TYPE_CHECKING:
     import numpy
 
-__all__ = ["fuse_held"]
+__all__ = ["CutVectors", "fuse_held"]
 
 _EXACT_IN_FLOAT32 = 2**24 // SCALE  # dimensions whose products sum exactly in float32
 _CHUNK = 8192  # rows converted at a time (a 384-dimension chunk: 12 MB as float32)
 
 
+@dataclass(frozen=True)
+class CutVectors:
+    """The held vectors of a cut: its first ``count`` messages less the ``erased``, with the
+    session index's message ids by index (``ids``) and indexes by id (``index_of``)."""
+
+    held: SessionVectors
+    ids: Sequence[str]
+    index_of: Mapping[str, int]
+    count: int
+    erased: set[int]
+
+
 def fuse_held(
-    bm25: dict[str, float],
-    asked: bytes,
-    held: SessionVectors,
-    count: int,
-    erased: set[int],
-    weight: float,
-    limit: int,
+    bm25: dict[str, float], asked: bytes, cut: CutVectors, weight: float, limit: int
 ) -> list[tuple[str, float]]:
     """BM25's scores fused with the cosines of ``asked`` (a quantised query vector) and the
-    held vectors of the first ``count`` messages that are not ``erased``: what
-    :func:`~projections.recall.vectors.fuse` gives for those rows' dense scores."""
+    cut's held vectors: what :func:`~projections.recall.vectors.fuse` gives for those rows'
+    dense scores."""
+    held, count, erased = cut.held, cut.count, cut.erased
     try:
         import numpy as np
     except ImportError:
-        return fuse(bm25, _reference_scores(asked, held, count, erased), weight, limit)
+        return fuse(bm25, _reference_scores(asked, cut), weight, limit)
     if len(asked) != held.dimension:  # another model's query: no row is comparable
         return fuse(bm25, [], weight, limit)
     cosines = _cosines(np, asked, held, count)
@@ -56,21 +65,20 @@ def fuse_held(
         return fuse(bm25, [], weight, limit)
     floor, top = _median(np, chosen), float(chosen.max())
     ranking = _ranking(np, cosines, valid, chosen, limit + len(bm25))
-    ranking.update(_bm25_indexes(bm25, held, count, valid))
-    ids = held.ids
-    dense = [DenseScore(ids[i] or "", float(cosines[i])) for i in sorted(ranking)]
+    ranking.update(_bm25_indexes(bm25, cut, valid))
+    ids = cut.ids
+    dense = [DenseScore(ids[i], float(cosines[i])) for i in sorted(ranking)]
     return fused_scores(bm25, dense, floor, top, weight, limit)
 
 
-def _reference_scores(
-    asked: bytes, held: SessionVectors, count: int, erased: set[int]
-) -> list[DenseScore]:
+def _reference_scores(asked: bytes, cut: CutVectors) -> list[DenseScore]:
+    held = cut.held
     if len(asked) != held.dimension:
         return []
-    indexes, ids = held.rows(count, erased)
+    indexes = held.rows(cut.count, cut.erased)
     products = dot_products(asked, [held.vector(index) for index in indexes])
-    pairs = zip(ids, products, strict=True)
-    return [DenseScore(message_id, dot / SCALE) for message_id, dot in pairs]
+    pairs = zip(indexes, products, strict=True)
+    return [DenseScore(cut.ids[index], dot / SCALE) for index, dot in pairs]
 
 
 def _cosines(np: Any, asked: bytes, held: SessionVectors, count: int) -> numpy.ndarray:
@@ -108,9 +116,7 @@ def _ranking(
     return {int(i) for i in np.flatnonzero(valid & (cosines >= edge))}
 
 
-def _bm25_indexes(
-    bm25: dict[str, float], held: SessionVectors, count: int, valid: numpy.ndarray
-) -> set[int]:
+def _bm25_indexes(bm25: dict[str, float], cut: CutVectors, valid: numpy.ndarray) -> set[int]:
     """The indexes of BM25's hits that have a valid vector in the cut."""
-    found = (held.positions.get(message_id) for message_id in bm25)
-    return {i for i in found if i is not None and i < count and bool(valid[i])}
+    found = (cut.index_of.get(message_id) for message_id in bm25)
+    return {i for i in found if i is not None and i < cut.count and bool(valid[i])}

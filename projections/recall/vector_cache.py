@@ -35,87 +35,61 @@ __all__ = [
     "DEFAULT_VECTOR_BYTES",
     "SessionVectors",
     "VectorCache",
-    "event_id_text",
     "held_vectors",
 ]
 
 #: The default bound of a ledger's vector cache: 64 MiB, a 100,000-message session's
-#: 384-dimension vectors and ids (53 MB) with room to spare.
+#: 384-dimension vectors (38 MB) with room to spare.
 DEFAULT_VECTOR_BYTES = 64 * 2**20
-_INDEX_BYTES = 32  # an int object past the small ones CPython shares (28 bytes, aligned)
-
-
-def event_id_text(raw: bytes) -> str:
-    """A 16-byte event id as its canonical UUID text (what ``str(UUID(bytes=raw))`` gives,
-    without building a UUID: the keys of a whole session are formatted at once)."""
-    h = raw.hex()
-    return f"{h[:8]}-{h[8:12]}-{h[12:16]}-{h[16:20]}-{h[20:]}"
 
 
 @dataclass
 class SessionVectors:
     """The vectors of a session's first ``count`` messages, by message index.
 
-    ``ids[i]`` is the message id of index ``i``'s row, None when the store holds none (an
-    erased or unreadable message, or a row of another dimension); ``matrix`` holds
-    ``dimension`` signed bytes per index (zeros where there is no row) and ``present`` one
-    byte per index (1: it has a vector). ``last_key`` is the
-    event id of the last index held: a state whose event at that index differs (the session
-    rebuilt otherwise) does not reuse the entry.
+    ``matrix`` holds ``dimension`` signed bytes per index (zeros where the store holds no row:
+    an erased or unreadable message, or a vector of another dimension) and ``present`` one byte
+    per index (1: it has a vector). The messages' ids are the session index's own
+    (``SessionState.ids``, ``index_of``). ``last_key`` is the event id of the last index held:
+    a state whose event at that index differs (the session rebuilt otherwise) does not reuse
+    the entry.
     """
 
     dimension: int
-    ids: list[str | None] = field(default_factory=list)
     matrix: bytearray = field(default_factory=bytearray)
     present: bytearray = field(default_factory=bytearray)
     last_key: str = ""
-    positions: dict[str, int] = field(default_factory=dict)  # message id -> index
-    _id_bytes: int = 0  # the ids' strings and the index objects they map to
 
     @property
     def count(self) -> int:
         """How many message indexes the entry covers."""
-        return len(self.ids)
+        return len(self.present)
 
     @property
     def size(self) -> int:
-        """The bytes the entry holds: its containers as allocated (a ``bytearray`` grows
-        ahead of its length) and each message id's string and index (tracemalloc of 20,000
-        rows: within 1% of this)."""
-        containers = (self.matrix, self.present, self.ids, self.positions)
-        return sum(sys.getsizeof(container) for container in containers) + self._id_bytes
+        """The bytes the entry holds, as allocated (a ``bytearray`` grows ahead of its
+        length; tracemalloc of 20,000 rows: within 1% of this)."""
+        return sys.getsizeof(self.matrix) + sys.getsizeof(self.present)
 
     def extend(self, keys: Sequence[str], rows: Sequence[Document]) -> None:
         """Cover the messages whose event ids are ``keys`` (the next indexes, in order), with
         the store's ``rows`` for them (a key without a row, or whose vector has another
-        dimension, is held as None)."""
+        dimension, is held as absent)."""
         by_key = {row.key: row for row in rows}
         blank = bytes(self.dimension)
         for key in keys:
             row = by_key.get(key)
-            vector, message_id = blank, None
-            if row is not None:
-                data = orjson.loads(row.data)
-                decoded = base64.b64decode(data["q"])
-                if len(decoded) == self.dimension:
-                    vector, message_id = decoded, str(data["id"])
-            if message_id is not None:
-                self.positions[message_id] = len(self.ids)
-                self._id_bytes += sys.getsizeof(message_id) + _INDEX_BYTES
-            self.ids.append(message_id)
-            self.present.append(message_id is not None)
-            self.matrix += vector
+            vector = base64.b64decode(orjson.loads(row.data)["q"]) if row is not None else blank
+            found = len(vector) == self.dimension and row is not None
+            self.present.append(found)
+            self.matrix += vector if found else blank
         if keys:
             self.last_key = keys[-1]
 
-    def rows(self, count: int, erased: set[int]) -> tuple[list[int], list[str]]:
-        """The indexes below ``count`` that have a vector and are not ``erased``, and their
-        message ids, in index order."""
+    def rows(self, count: int, erased: set[int]) -> list[int]:
+        """The indexes below ``count`` that have a vector and are not ``erased``, in order."""
         indexes = [i for i, found in enumerate(self.present[:count]) if found]
-        if erased:
-            indexes = [i for i in indexes if i not in erased]
-        ids = self.ids
-        return indexes, [ids[i] or "" for i in indexes]
+        return [i for i in indexes if i not in erased] if erased else indexes
 
     def vector(self, index: int) -> bytes:
         """The signed bytes of index ``index``'s vector."""
@@ -169,8 +143,10 @@ class VectorCache:
 
 
 class _EventIds(Protocol):
+    """The session index's event ids by message index (``SessionState.message_event_ids``)."""
+
     def __len__(self) -> int: ...
-    def rows_bytes(self, first: int, end: int) -> bytes: ...
+    def __getitem__(self, index: int) -> str: ...
 
 
 async def held_vectors(
@@ -193,7 +169,7 @@ async def held_vectors(
         start, generation = held.count, cache.generation
         if start >= count:
             return held
-        keys = _keys(event_ids.rows_bytes(start, count))
+        keys = [event_ids[index] for index in range(start, count)]
         rows = await read(keys)
         if held.count == start and cache.generation == generation:
             held.extend(keys, rows)
@@ -201,7 +177,7 @@ async def held_vectors(
             return held
     # Still moving: this render scores an entry of its own, read whole (not held).
     own = SessionVectors(dimension)
-    keys = _keys(event_ids.rows_bytes(0, count))
+    keys = [event_ids[index] for index in range(count)]
     own.extend(keys, await read(keys))
     return own
 
@@ -211,8 +187,4 @@ def _continues(held: SessionVectors, event_ids: _EventIds) -> bool:
     count = held.count
     if count > len(event_ids):
         return False
-    return count == 0 or event_id_text(event_ids.rows_bytes(count - 1, count)) == held.last_key
-
-
-def _keys(packed: bytes) -> list[str]:
-    return [event_id_text(packed[start : start + 16]) for start in range(0, len(packed), 16)]
+    return count == 0 or event_ids[count - 1] == held.last_key
