@@ -23,6 +23,7 @@ from projections.session.bodies import IndexMismatchError, fetch_bodies
 from projections.session.checks import check_served
 from projections.session.needs import compaction_needs
 from projections.session.state import Cut, SessionState
+from projections.text_caches import forgotten
 
 if TYPE_CHECKING:
     from projections.recall.vectors import VectorIndex
@@ -107,9 +108,11 @@ class SessionCuts:
             else:
                 held[index] = body
         if missing:
+            since = forgotten()
             found = await fetch_bodies(store, self.tenant_id, self.stream_id, state, missing)
-            for index, message in found.items():
-                state.bodies.put(index, state.message_versions[index], message)
+            if forgotten() == since:  # else an erasure ran meanwhile: serve, do not keep
+                for index, message in found.items():
+                    state.bodies.put(index, state.message_versions[index], message)
             held.update(found)
         return cut.with_bodies(held)
 

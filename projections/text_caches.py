@@ -13,7 +13,7 @@ import weakref
 from collections.abc import Callable
 from typing import Protocol, TypeVar
 
-__all__ = ["forget_texts", "remembered", "remembered_object"]
+__all__ = ["forget_texts", "forgotten", "remembered", "remembered_object"]
 
 
 class _Cache(Protocol):
@@ -25,6 +25,7 @@ _CACHES: list[Callable[[], None]] = []
 # Caches that belong to an object with a lifetime (a ledger's body cache): held weakly, so
 # registering one never keeps it alive.
 _OBJECTS: weakref.WeakSet[_Cache] = weakref.WeakSet()
+_FORGOTTEN = [0]  # how many times forget_texts has run (a list: no global statement)
 
 
 def remembered(cache: C) -> C:
@@ -39,8 +40,17 @@ def remembered_object(cache: C) -> C:
     return cache
 
 
+def forgotten() -> int:
+    """How many times :func:`forget_texts` has run in this process. A cache filled by a read
+    compares it before and after the read: text read before an erasure and offered to the
+    cache after it (the erasure ran while the read was awaited) may hold erased text, and is
+    served but not kept."""
+    return _FORGOTTEN[0]
+
+
 def forget_texts() -> None:
     """Empty every registered cache (after an erasure)."""
+    _FORGOTTEN[0] += 1
     for clear in _CACHES:
         clear()
     for cache in list(_OBJECTS):

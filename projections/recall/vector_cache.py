@@ -29,7 +29,7 @@ import orjson
 
 from eventstore.recorder import Document
 from projections.arguments import check_count
-from projections.text_caches import remembered_object
+from projections.text_caches import forgotten, remembered_object
 
 __all__ = [
     "DEFAULT_VECTOR_BYTES",
@@ -104,9 +104,6 @@ class VectorCache:
         check_count("vector_cache_bytes", max_bytes)
         self.max_bytes = max_bytes
         self._entries: OrderedDict[tuple[str, str], SessionVectors] = OrderedDict()
-        #: how many times the cache was emptied: rows read across an emptying may hold a
-        #: vector of a message erased meanwhile, and are not held (:func:`held_vectors`)
-        self.generation = 0
         remembered_object(self)  # an erasure anywhere in this process empties it
 
     def __len__(self) -> int:
@@ -139,7 +136,6 @@ class VectorCache:
     def cache_clear(self) -> None:
         """Drop every entry (an erasure was seen: see :mod:`projections.text_caches`)."""
         self._entries.clear()
-        self.generation += 1
 
 
 class _EventIds(Protocol):
@@ -160,18 +156,19 @@ async def held_vectors(
     """The entry of ``key`` covering at least the first ``count`` messages, whose event ids
     are the session index's ``event_ids``: the held one grown by the rows ``read`` gives for
     the messages it lacks, or a new one (none held, another dimension, or a session whose
-    events differ from those it was built from). Rows read while the cache was emptied (an
-    erasure) are read again, so no vector of an erased message is held after its erasure."""
+    events differ from those it was built from). Rows read while an erasure emptied the
+    caches (:func:`projections.text_caches.forgotten`) are read again, so no vector of an
+    erased message is held after its erasure."""
     for _ in range(3):  # another render, or an erasure, may move the entry meanwhile
         held = cache.get(key)
         if held is None or held.dimension != dimension or not _continues(held, event_ids):
             held = SessionVectors(dimension)
-        start, generation = held.count, cache.generation
+        start, since = held.count, forgotten()
         if start >= count:
             return held
         keys = [event_ids[index] for index in range(start, count)]
         rows = await read(keys)
-        if held.count == start and cache.generation == generation:
+        if held.count == start and forgotten() == since:
             held.extend(keys, rows)
             cache.put(key, held)
             return held

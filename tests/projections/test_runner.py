@@ -1,9 +1,13 @@
 """The projection runner's cache against writers it does not see: another store object on
-the same SQLite file stands for another process (SQLite knows no difference)."""
+the same SQLite file stands for another process (SQLite knows no difference); and bodies read
+across an erasure are served, not kept."""
 
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
+
+import pytest
 
 from eventstore import EventStore
 from eventstore.records import ERASURE_STREAM
@@ -11,6 +15,7 @@ from projections.context.budget import Budget
 from projections.ledger import Ledger
 from projections.session.codec import state_digest
 from projections.session.fold import ERASED
+from projections.text_caches import forget_texts
 
 BUDGET = Budget(context_limit=2000, max_output_tokens=0, tool_reserve=0, safety_margin=0)
 
@@ -90,3 +95,27 @@ async def test_the_cache_of_indexes_and_bodies_keeps_its_byte_bounds(tmp_path: P
         again = await reader.session("acme", "s0").render(BUDGET)
         first = await writer.session("acme", "s0").render(BUDGET)
         assert again.wire == first.wire
+
+
+async def test_bodies_read_while_an_erasure_empties_the_caches_are_served_not_kept(
+    store: EventStore, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    ledger = Ledger(store)
+    session = ledger.session("acme", "s")
+    await session.append([{"role": "user", "content": f"note {i}"} for i in range(3)])
+    ledger.bodies.cache_clear()
+    reads = (store.read_events, store.read_stream)
+
+    def forgetting(read: Any) -> Any:
+        async def wrapped(*args: Any, **kwargs: Any) -> Any:
+            found = await read(*args, **kwargs)
+            forget_texts()  # an erasure seen while the read was under way
+            return found
+
+        return wrapped
+
+    monkeypatch.setattr(store, "read_events", forgetting(reads[0]))
+    monkeypatch.setattr(store, "read_stream", forgetting(reads[1]))
+    rendered = await session.render(BUDGET)
+    assert [message.content for message in rendered.messages] == ["note 0", "note 1", "note 2"]
+    assert len(ledger.bodies) == 0

@@ -25,6 +25,7 @@ from projections.recall.dense import CutVectors, fuse_held
 from projections.recall.vector_cache import SessionVectors, VectorCache, held_vectors
 from projections.recall.vectors import SCALE, DenseScore, fuse
 from projections.session.columns import IdColumn
+from projections.text_caches import forget_texts
 from tests.projections.recall.concepts import ConceptEmbedder
 from tests.projections.recall.small_talk import chat
 from tests.projections.recall.test_vectors import conversation, recalled
@@ -235,7 +236,7 @@ def test_rows_read_while_an_erasure_empties_the_cache_are_read_again() -> None:
     async def read(keys: list[str]) -> list[Document]:
         asked.append(keys)
         if len(asked) == 1:
-            cache.cache_clear()  # an erasure seen while the first read was under way
+            forget_texts()  # an erasure seen while the first read was under way
         return []
 
     held = asyncio.run(held_vectors(cache, ("t", "s"), ids, 3, 4, read))
