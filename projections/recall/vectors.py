@@ -27,14 +27,11 @@ import math
 import operator
 import statistics
 from array import array
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Protocol, runtime_checkable
 
-import orjson
-
 from eventstore import RecordedEvent
-from eventstore.recorder import Document
 from projections.errors import EmbedderError
 from projections.projection import Changes
 from projections.recall.index import indexed_messages, message_row
@@ -45,7 +42,6 @@ __all__ = [
     "DenseScore",
     "Embedder",
     "VectorIndex",
-    "dense_scores",
     "dot_products",
     "fuse",
     "fused_scores",
@@ -135,23 +131,6 @@ class DenseScore:
 
     message_id: str
     cosine: float
-
-
-def dense_scores(query: Sequence[float], rows: Iterable[Document]) -> list[DenseScore]:
-    """Each row's cosine with ``query`` (both quantised, so every backend scores alike)."""
-    asked = quantised(query)
-    ids: list[str] = []
-    vectors: list[bytes] = []
-    for row in rows:
-        data = orjson.loads(row.data)
-        vector = base64.b64decode(data["q"])
-        if len(vector) == len(asked):  # another dimension is another model: not comparable
-            ids.append(data["id"])
-            vectors.append(vector)
-    return [
-        DenseScore(message_id, dot / SCALE)
-        for message_id, dot in zip(ids, dot_products(asked, vectors), strict=True)
-    ]
 
 
 #: A cosine is the dot product of two quantised vectors divided by this.
